@@ -1,0 +1,126 @@
+"""Numbers in prose, tied to the code that computes them.
+
+A number that the prose states and that code can compute is written as a marker::
+
+    the right class gets {{ 0,659 <- p.data[0] | .3f }} of the probability
+
+`0,659` is what the reader sees (in the page's language: decimal comma in pt, point in en; inside
+`$...$` math, numbers stay as the program prints them). `p.data[0]` is a Python expression evaluated in
+the namespace left by running the page's own code blocks in order; `.3f` is its format spec.
+
+At build time this hook replaces every marker by its literal and fails on a malformed one.
+The test suite (tests/test_pages.py) runs each page's code, evaluates every expression, formats it for
+the page's language and fails, naming page and line, when the literal differs.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+MARKER_RE = re.compile(r"\{\{(?P<body>.*?)\}\}")
+BODY_RE = re.compile(r"^\s*(?P<literal>[^<{}]+?)\s*<-\s*(?P<expr>[^|]+?)\s*(?:\|\s*(?P<fmt>[^|]*?)\s*)?$")
+FENCE_RE = re.compile(r"^\s*(```+|~~~+)")
+MINUS = "\u2212"
+
+
+@dataclass(frozen=True)
+class Marker:
+    literal: str
+    expr: str
+    fmt: str
+    line: int
+    in_math: bool
+
+
+class MarkerError(ValueError):
+    pass
+
+
+def _math_mask(line: str, in_block: bool) -> tuple[list[bool], bool]:
+    """For each character of a prose line, whether it lies inside $...$ or $$...$$ math."""
+    mask = []
+    in_inline = False
+    i = 0
+    while i < len(line):
+        if line.startswith("$$", i) and not in_inline:
+            in_block = not in_block
+            mask += [True, True]
+            i += 2
+            continue
+        if line[i] == "$" and not in_block and (i == 0 or line[i - 1] != "\\"):
+            in_inline = not in_inline
+            mask.append(True)
+            i += 1
+            continue
+        mask.append(in_block or in_inline)
+        i += 1
+    return mask, in_block
+
+
+def prose_lines(markdown: str):
+    """Yield (line_number, line, math_mask) for lines outside fenced code blocks."""
+    fence = None
+    in_block_math = False
+    for number, line in enumerate(markdown.splitlines(), start=1):
+        m = FENCE_RE.match(line)
+        if fence is None and m:
+            fence = m.group(1)[0] * len(m.group(1))
+            continue
+        if fence is not None:
+            if line.strip().startswith(fence) and line.strip().strip(fence[0]) == "":
+                fence = None
+            continue
+        mask, in_block_math = _math_mask(line, in_block_math)
+        yield number, line, mask
+
+
+def parse_markers(markdown: str) -> list[Marker]:
+    markers = []
+    for number, line, mask in prose_lines(markdown):
+        for m in MARKER_RE.finditer(line):
+            body = BODY_RE.match(m.group("body"))
+            if body is None:
+                raise MarkerError(
+                    f"line {number}: malformed number marker {m.group(0)!r}; "
+                    "write {{ LITERAL <- EXPRESSION | FORMAT }}, e.g. {{ 0,659 <- p[0] | .3f }}"
+                )
+            markers.append(
+                Marker(
+                    literal=body.group("literal"),
+                    expr=body.group("expr"),
+                    fmt=body.group("fmt") or "",
+                    line=number,
+                    in_math=mask[m.start()],
+                )
+            )
+    return markers
+
+
+def format_number(value, fmt: str, lang: str, in_math: bool = False) -> str:
+    """Format `value` as the page shows it: en `17,408.5`, pt `17.408,5`; math keeps the program's form."""
+    return localize(format(value, fmt), lang, in_math)
+
+
+def localize(text: str, lang: str, in_math: bool = False) -> str:
+    """Turn Python's formatting of a number (`format(value, spec)`) into the page's language."""
+    if in_math:
+        return text
+    if lang == "pt":
+        text = text.translate(str.maketrans({",": ".", ".": ","}))
+    if text.startswith("-"):
+        text = MINUS + text[1:]
+    return text
+
+
+def render(markdown: str) -> str:
+    """Replace every marker by its literal (what the reader sees)."""
+    parse_markers(markdown)  # raises on a malformed marker
+    return MARKER_RE.sub(lambda m: BODY_RE.match(m.group("body")).group("literal"), markdown)
+
+
+def on_page_markdown(markdown, page, config, files):
+    try:
+        return render(markdown)
+    except MarkerError as err:
+        raise MarkerError(f"{page.file.src_uri}: {err}") from None

@@ -1,0 +1,42 @@
+"""One search index per language, so that a search on a pt page returns pt pages only (and en, en only).
+
+mkdocs-static-i18n builds every language into one site and merges all pages into the root
+search/search_index.json. After the last build this hook splits it: the root index keeps the pt pages,
+en/search/search_index.json gets the en pages with their locations made relative to /en/.
+The en pages read their own index because overrides/main.html points their `base` at /en/.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from mkdocs.plugins import event_priority
+
+OTHER_LANGUAGES = ("en",)
+
+
+def split_index(site_dir: Path) -> None:
+    root = site_dir / "search" / "search_index.json"
+    if not root.exists():
+        return
+    index = json.loads(root.read_text(encoding="utf-8"))
+    by_lang: dict[str, list] = {"pt": []}
+    for lang in OTHER_LANGUAGES:
+        by_lang[lang] = []
+    for doc in index["docs"]:
+        location = doc["location"]
+        lang = next((code for code in OTHER_LANGUAGES if location.startswith(f"{code}/")), "pt")
+        if lang != "pt":
+            doc = {**doc, "location": location[len(lang) + 1 :]}
+        by_lang[lang].append(doc)
+    for lang, docs in by_lang.items():
+        target = root if lang == "pt" else site_dir / lang / "search" / "search_index.json"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        config = {**index["config"], "lang": [lang]}
+        target.write_text(json.dumps({"config": config, "docs": docs}, ensure_ascii=False), encoding="utf-8")
+
+
+@event_priority(-200)  # after the i18n plugin (-100) has built every language and merged the index
+def on_post_build(config):
+    split_index(Path(config["site_dir"]))

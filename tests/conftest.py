@@ -1,0 +1,7 @@
+import os
+import sys
+from pathlib import Path
+
+os.environ.setdefault("MPLBACKEND", "Agg")
+os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
+sys.path.insert(0, str(Path(__file__).parent))

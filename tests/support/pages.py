@@ -1,0 +1,157 @@
+"""Reading the site's pages the way the build does: snippets expanded, code blocks found, markers parsed.
+
+Code blocks are found by pytest-codeblocks' own parser, so its marker language (expected-output,
+pytest.mark.skip, importorskip) means on our pages what it means everywhere else.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import sys
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+
+import markdown
+import yaml
+from pytest_codeblocks.main import extract_from_buffer
+
+ROOT = Path(__file__).resolve().parents[2]
+DOCS = ROOT / "docs"
+LANGS = ("pt", "en")
+
+
+def _load_hook(name: str):
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(f"site_hook_{name}", DOCS / "hooks" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+prose_numbers = _load_hook("prose_numbers")
+
+PYTHONISH_INFO = re.compile(r"^(py|python|python3|py3|pycon|ipython)\b", re.IGNORECASE)
+FENCE_OPEN = re.compile(r"^(?P<indent>\s*)(?P<fence>```+|~~~+)\s*(?P<info>.*)$")
+
+
+class _IgnoreTags(yaml.SafeLoader):
+    pass
+
+
+_IgnoreTags.add_multi_constructor("!", lambda loader, suffix, node: None)
+_IgnoreTags.add_multi_constructor("tag:yaml.org,2002:python/", lambda loader, suffix, node: None)
+
+
+@cache
+def mkdocs_config() -> dict:
+    return yaml.load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"), Loader=_IgnoreTags)
+
+
+def _extension_config(name: str) -> dict:
+    for ext in mkdocs_config()["markdown_extensions"]:
+        if isinstance(ext, dict) and name in ext:
+            return ext[name] or {}
+    raise KeyError(f"mkdocs.yml has no markdown extension {name}")
+
+
+def expand_snippets(text: str) -> str:
+    """Expand `--8<--` includes exactly as the site's pymdownx.snippets configuration does."""
+    config = dict(_extension_config("pymdownx.snippets"))
+    config["base_path"] = [str(ROOT / p) for p in config.get("base_path", ["."])]
+    md = markdown.Markdown(extensions=["pymdownx.snippets"], extension_configs={"pymdownx.snippets": config})
+    return "\n".join(md.preprocessors["snippet"].run(text.splitlines())) + "\n"
+
+
+def split_front_matter(text: str) -> tuple[dict, str, int]:
+    """Return (front matter, body, number of lines the front matter took)."""
+    if text.startswith("---\n"):
+        end = text.index("\n---\n", 4)
+        meta = yaml.safe_load(text[4:end]) or {}
+        offset = text[: end + 5].count("\n")
+        return meta, text[end + 5 :], offset
+    return {}, text, 0
+
+
+@dataclass
+class Block:
+    line: int  # line of the opening fence in the page's source
+    syntax: str
+    code: str  # with snippets expanded: what the reader sees and copies
+    source: str  # as written in the page (may hold a --8<-- include)
+    expected_output: str | None
+    marks: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Page:
+    lang: str
+    rel: str  # e.g. "03-worked-example.md"
+    path: Path
+    text: str
+    meta: dict
+    blocks: list[Block]
+
+    @property
+    def id(self) -> str:
+        return f"{self.lang}/{self.rel}"
+
+    @property
+    def name(self) -> str:
+        return f"docs/{self.lang}/{self.rel}"
+
+    @property
+    def python_blocks(self) -> list[Block]:
+        return [b for b in self.blocks if b.syntax == "python"]
+
+    def markers(self):
+        return prose_numbers.parse_markers(self.text)
+
+
+def page_files(lang: str) -> list[str]:
+    base = DOCS / lang
+    return sorted(p.relative_to(base).as_posix() for p in base.rglob("*.md"))
+
+
+def load_page(lang: str, rel: str) -> Page:
+    path = DOCS / lang / rel
+    text = path.read_text(encoding="utf-8")
+    meta, _, _ = split_front_matter(text)
+    raw = extract_from_buffer(io.StringIO(text))
+    expanded = extract_from_buffer(io.StringIO(expand_snippets(text)))
+    if len(raw) != len(expanded):
+        raise AssertionError(f"{path}: an included snippet adds or removes a code fence")
+    blocks = [
+        Block(
+            line=r.lineno,
+            syntax=r.syntax or "",
+            code=e.code,
+            source=r.code,
+            expected_output=e.expected_output,
+            marks=list(r.marks),
+        )
+        for r, e in zip(raw, expanded, strict=True)
+    ]
+    return Page(lang=lang, rel=rel, path=path, text=text, meta=meta, blocks=blocks)
+
+
+def all_pages() -> list[Page]:
+    return [load_page(lang, rel) for lang in LANGS for rel in page_files(lang)]
+
+
+def fences(text: str):
+    """Yield (line, info) for every opening code fence of a Markdown text."""
+    fence = None
+    for number, line in enumerate(text.splitlines(), start=1):
+        m = FENCE_OPEN.match(line)
+        if fence is None and m:
+            fence = m.group("fence")
+            yield number, m.group("info").strip()
+        elif fence is not None and line.strip().startswith(fence) and not line.strip().strip(fence[0]):
+            fence = None
+
+
+SKIP_REASON = re.compile(r"""pytest\.mark\.skip\(\s*reason\s*=\s*(["'])(?P<reason>.+?)\1\s*\)""")

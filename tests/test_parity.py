@@ -1,0 +1,93 @@
+"""pt and en are the same site in two languages: same pages, sections, code, figures, formulas, numbers.
+
+Prose differs; everything a reader could compare across the language switch must not.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from support.pages import LANGS, load_page, mkdocs_config, page_files, prose_numbers
+
+HEADING = re.compile(r"^(#{1,6})\s")
+IMAGE = re.compile(r"!\[[^\]]*\]\(([^)\s]+)")
+ADMONITION = re.compile(r"^\s*(!!!|\?\?\?\+?)\s+(\w+)")
+INCLUDE = re.compile(r"--8<--\s+\"([^\"]+)\"")
+PAGE_LINK = re.compile(r"\]\(([^)\s#]+\.(?:md|ipynb|py))(?:#[^)]*)?\)")
+INLINE_MATH = re.compile(r"(?<![\\$])\$(?!\$)(.+?)(?<![\\$])\$(?!\$)")
+
+
+def structure(lang: str, rel: str) -> dict:
+    page = load_page(lang, rel)
+    prose = list(prose_numbers.prose_lines(page.text))
+    formulas, block, collecting = [], [], False
+    for _, line, _ in prose:
+        if line.strip().startswith("$$") or collecting:
+            block.append(line.strip())
+            if (line.strip().endswith("$$") and len(block) > 1) or line.strip().count("$$") == 2:
+                formulas.append(" ".join(block))
+                block, collecting = [], False
+            else:
+                collecting = True
+            continue
+        formulas += INLINE_MATH.findall(re.sub(r"`[^`]*`", "", line))
+    return {
+        "headings (levels, in order)": [len(m.group(1)) for _, l, _ in prose if (m := HEADING.match(l))],
+        "code blocks (syntax)": [b.syntax for b in page.blocks],
+        "Python code": [b.code for b in page.python_blocks],
+        "expected outputs": [b.expected_output for b in page.blocks],
+        "included snippets": INCLUDE.findall(page.text),
+        "figures": IMAGE.findall(page.text),
+        "formulas": formulas,
+        "admonitions": [m.group(2) for _, l, _ in prose if (m := ADMONITION.match(l))],
+        "numbers tied to code": [(m.expr, m.fmt) for m in page.markers()],
+        "links to pages": PAGE_LINK.findall(page.text),
+    }
+
+
+def test_every_page_exists_in_both_languages():
+    pt, en = set(page_files("pt")), set(page_files("en"))
+    assert pt == en, f"pages only in pt: {sorted(pt - en)}; pages only in en: {sorted(en - pt)}"
+
+
+@pytest.mark.parametrize("rel", page_files("pt"))
+def test_pages_match_across_languages(rel):
+    if rel not in page_files("en"):
+        pytest.fail(f"docs/pt/{rel} has no English version docs/en/{rel}")
+    pt, en = structure("pt", rel), structure("en", rel)
+    for key in pt:
+        assert pt[key] == en[key], (
+            f"docs/pt/{rel} and docs/en/{rel} differ in their {key}:\n  pt: {pt[key]}\n  en: {en[key]}"
+        )
+
+
+def _nav_titles(nav) -> list[str]:
+    titles = []
+    for item in nav:
+        if isinstance(item, dict):
+            for title, value in item.items():
+                titles.append(title)
+                if isinstance(value, list):
+                    titles += _nav_titles(value)
+    return titles
+
+
+def test_every_navigation_title_is_translated():
+    config = mkdocs_config()
+    i18n = next(p["i18n"] for p in config["plugins"] if isinstance(p, dict) and "i18n" in p)
+    for language in i18n["languages"]:
+        if language.get("default"):
+            continue
+        translations = language.get("nav_translations") or {}
+        missing = [t for t in _nav_titles(config["nav"]) if t not in translations]
+        assert not missing, f"navigation titles with no '{language['locale']}' translation: {missing}"
+        same = [t for t, v in translations.items() if t == v]
+        assert not same, f"navigation titles 'translated' to themselves in '{language['locale']}': {same}"
+
+
+def test_languages_are_the_ones_the_site_declares():
+    config = mkdocs_config()
+    i18n = next(p["i18n"] for p in config["plugins"] if isinstance(p, dict) and "i18n" in p)
+    assert [lang["locale"] for lang in i18n["languages"]] == list(LANGS)
