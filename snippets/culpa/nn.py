@@ -1,0 +1,94 @@
+"""Layers and an optimizer built from culpa Tensors: enough for every network on the site."""
+
+import numpy as np
+
+from culpa.tensor import Tensor, no_grad
+
+ACTIVATIONS = ("tanh", "sigmoid", "relu")
+
+
+class Module:
+    """Something with named parameters: `parameters()` lists them, `zero_grad()` clears their gradients."""
+
+    def named_parameters(self):
+        raise NotImplementedError
+
+    def parameters(self):
+        return [p for _, p in self.named_parameters()]
+
+    def zero_grad(self):
+        for p in self.parameters():
+            p.grad = None
+
+
+class Linear(Module):
+    """z = W h + b, with `weight` W of shape (out_features, in_features) and `bias` b of shape (out_features,)
+
+    A batch holds one example per row, so a batch X of shape (batch, in_features) gives X @ W.T + b.
+    W and b start uniform in ±1/sqrt(in_features); `rng` is a seed or a NumPy Generator (None: unseeded).
+    """
+
+    def __init__(self, in_features, out_features, rng=None, dtype=np.float64):
+        rng = np.random.default_rng(rng)
+        bound = 1.0 / np.sqrt(in_features)
+        self.weight = Tensor(rng.uniform(-bound, bound, (out_features, in_features)).astype(dtype),
+                             requires_grad=True, name="weight")
+        self.bias = Tensor(rng.uniform(-bound, bound, out_features).astype(dtype),
+                           requires_grad=True, name="bias")
+
+    def named_parameters(self):
+        return [("weight", self.weight), ("bias", self.bias)]
+
+    def __call__(self, x):
+        x = x if isinstance(x, Tensor) else Tensor(x)
+        if x.ndim == 1:
+            return self.weight @ x + self.bias
+        return x @ self.weight.T + self.bias
+
+    def __repr__(self):
+        out_features, in_features = self.weight.shape
+        return f"Linear(in_features={in_features}, out_features={out_features})"
+
+
+class MLP(Module):
+    """Linear layers of the given `sizes` with an activation between them; the last layer gives raw logits."""
+
+    def __init__(self, sizes, activation="tanh", rng=None, dtype=np.float64):
+        if activation not in ACTIVATIONS:
+            raise ValueError(f"MLP: activation must be one of {ACTIVATIONS}, got {activation!r}")
+        if len(sizes) < 2:
+            raise ValueError(f"MLP: sizes needs at least an input and an output size, got {list(sizes)}")
+        rng = np.random.default_rng(rng)
+        self.sizes, self.activation = list(sizes), activation
+        self.layers = [Linear(i, o, rng=rng, dtype=dtype) for i, o in zip(sizes[:-1], sizes[1:], strict=True)]
+        for name, p in self.named_parameters():
+            p.name = name  # "layers.0.weight": graphs and gradient reports say which parameter is which
+
+    def named_parameters(self):
+        return [(f"layers.{i}.{name}", p)
+                for i, layer in enumerate(self.layers) for name, p in layer.named_parameters()]
+
+    def __call__(self, x):
+        for layer in self.layers[:-1]:
+            x = getattr(layer(x), self.activation)()
+        return self.layers[-1](x)
+
+    def __repr__(self):
+        return f"MLP({self.sizes}, activation={self.activation!r})"
+
+
+class SGD:
+    """Plain gradient descent: every parameter moves by -lr times its gradient."""
+
+    def __init__(self, params, lr):
+        self.params, self.lr = list(params), lr
+
+    def step(self):
+        with no_grad():
+            for p in self.params:
+                if p.grad is not None:
+                    p.data -= self.lr * p.grad
+
+    def zero_grad(self):
+        for p in self.params:
+            p.grad = None

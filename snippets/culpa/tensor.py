@@ -1,0 +1,437 @@
+"""The core of culpa: a NumPy array that remembers how it was made, and the chain rule run backwards.
+
+Every op computes its result and, right next to it, a `backward(g)` closure: given the gradient `g` of the
+final result with respect to the op's output, it returns the gradient with respect to each input (its local
+derivative applied to `g`). `Tensor.backward` walks the recorded graph from the output to the leaves in
+reverse topological order and sums the contributions of every path (multivariate chain rule).
+
+Design choices a reader may want to know:
+
+* The closures capture the inputs (and arrays), never the tensor they produce, so a graph holds no reference
+  cycles and is freed by reference counting as soon as the last tensor of a step goes away.
+* NumPy broadcasting is undone in one place, `unbroadcast`.
+* The topological order is built with an explicit stack, so a chain of 10,000 ops is fine.
+* Every tensor that requires grad and that backward reaches gets `.grad`, leaves and intermediate results
+  alike. Gradients accumulate (`grad = grad + new`) until `zero_grad()` sets them back to None.
+* By default backward releases the closures it has run; running backward through the same graph again raises
+  a RuntimeError (pass `retain_graph=True` to allow it, as long as no `.data` is changed in between).
+* Errors: shape mismatches name the op and both shapes; `log` of a non-positive value raises ValueError
+  naming the op; when a local derivative turns finite values into NaN or inf during backward, backward raises
+  FloatingPointError naming the op (NumPy's floating-point error state is set to "raise" during backward).
+"""
+
+from contextlib import ContextDecorator
+
+import numpy as np
+
+_grad_enabled = True
+
+
+class no_grad(ContextDecorator):
+    """Within `with culpa.no_grad():` ops record nothing: results are plain constants (for updates, eval)."""
+
+    def __enter__(self):
+        global _grad_enabled
+        self._previous, _grad_enabled = _grad_enabled, False
+
+    def __exit__(self, *exc):
+        global _grad_enabled
+        _grad_enabled = self._previous
+
+
+def _to_array(data):
+    """Any accepted input as a float array: ints and bools become float64, float32 stays float32."""
+    if isinstance(data, Tensor):
+        return data.data
+    array = np.asarray(data)
+    if array.dtype.kind == "f":
+        return array
+    if array.dtype.kind in "biu":
+        return array.astype(np.float64)
+    raise TypeError(
+        f"culpa.Tensor holds numbers: got {type(data).__name__} (dtype {array.dtype}); "
+        "pass a Python number, a list of numbers or a NumPy array of numbers"
+    )
+
+
+# --8<-- [start:tensor_init]
+class Tensor:
+    """A NumPy array (`.data`) plus what backward needs: the op that made it, its inputs, its gradient."""
+
+    __slots__ = ("data", "grad", "requires_grad", "name", "op", "_parents", "_backward")
+    __array_ufunc__ = None  # makes `ndarray + Tensor` call Tensor.__radd__ instead of NumPy's own loop
+
+    def __init__(self, data, requires_grad=False, name=None):
+        self.data = data if type(data) is np.ndarray and data.dtype.kind == "f" else _to_array(data)
+        self.grad = None  # filled by backward: same shape and dtype as data
+        self.requires_grad = bool(requires_grad)
+        self.name = name
+        self.op = "leaf"  # the op that produced this tensor
+        self._parents = ()  # the tensors it was computed from
+        self._backward = None  # g -> gradient for each parent (None for parents that need none)
+    # --8<-- [end:tensor_init]
+
+    shape = property(lambda self: self.data.shape)
+    dtype = property(lambda self: self.data.dtype)
+    ndim = property(lambda self: self.data.ndim)
+
+    def item(self):
+        return self.data.item()
+
+    def zero_grad(self):
+        self.grad = None
+
+    def detach(self):
+        """The same values as a new leaf, cut off from the graph."""
+        return Tensor(self.data)
+
+    def __repr__(self):
+        def show(array):
+            return np.array2string(array, separator=", ", prefix="Tensor(")
+
+        extra = "" if self.op == "leaf" else f", op={self.op!r}"
+        extra += ", requires_grad=True" if self.requires_grad else ""
+        extra += f", name={self.name!r}" if self.name is not None else ""
+        grad = None if self.grad is None else show(self.grad)
+        return f"Tensor({show(self.data)}{extra}, grad={grad})"
+
+    # ---- elementwise arithmetic (broadcasting) ----
+    def __add__(self, other):
+        a, b = self, _lift(other, self, "add")
+
+        def backward(g):
+            return (unbroadcast(g, a.data.shape) if a.requires_grad else None,
+                    unbroadcast(g, b.data.shape) if b.requires_grad else None)
+
+        return _result(_broadcasting(np.add, a, b, "add"), "add", (a, b), backward)
+
+    def __sub__(self, other):
+        a, b = self, _lift(other, self, "sub")
+
+        def backward(g):
+            return (unbroadcast(g, a.data.shape) if a.requires_grad else None,
+                    unbroadcast(-g, b.data.shape) if b.requires_grad else None)
+
+        return _result(_broadcasting(np.subtract, a, b, "sub"), "sub", (a, b), backward)
+
+    # --8<-- [start:op_mul]
+    def __mul__(self, other):
+        a, b = self, _lift(other, self, "mul")
+
+        def backward(g):  # d(ab)/da = b, d(ab)/db = a
+            return (unbroadcast(g * b.data, a.data.shape) if a.requires_grad else None,
+                    unbroadcast(g * a.data, b.data.shape) if b.requires_grad else None)
+
+        return _result(_broadcasting(np.multiply, a, b, "mul"), "mul", (a, b), backward)
+    # --8<-- [end:op_mul]
+
+    def __truediv__(self, other):
+        a, b = self, _lift(other, self, "div")
+        out = _broadcasting(np.divide, a, b, "div")
+
+        def backward(g):  # d(a/b)/da = 1/b, d(a/b)/db = -a/b**2 = -out/b
+            return (unbroadcast(g / b.data, a.data.shape) if a.requires_grad else None,
+                    unbroadcast(-g * out / b.data, b.data.shape) if b.requires_grad else None)
+
+        return _result(out, "div", (a, b), backward)
+
+    def __neg__(self):
+        return _result(-self.data, "neg", (self,), lambda g: (-g,))
+
+    def __pow__(self, exponent):
+        if isinstance(exponent, Tensor) or not isinstance(exponent, int | float | np.number):
+            raise TypeError(f"pow: the exponent must be a number, not {type(exponent).__name__}")
+        a = self
+
+        def backward(g):  # d(a**p)/da = p * a**(p-1)
+            return (g * (exponent * a.data ** (exponent - 1)),)
+
+        return _result(a.data**exponent, "pow", (a,), backward)
+
+    __radd__ = __add__
+    __rmul__ = __mul__
+
+    def __rsub__(self, other):
+        return _lift(other, self, "sub") - self
+
+    def __rtruediv__(self, other):
+        return _lift(other, self, "div") / self
+
+    # --8<-- [start:op_matmul]
+    def __matmul__(self, other):
+        a, b = self, _lift(other, self, "matmul")
+        if a.data.ndim == 0 or b.data.ndim == 0 or a.data.shape[-1] != b.data.shape[max(-2, -b.data.ndim)]:
+            raise _matmul_error(a.data.shape, b.data.shape)
+
+        def backward(g):  # out = A @ B:  dL/dA = g @ B.T,  dL/dB = A.T @ g
+            A, B = a.data, b.data
+            if A.ndim == 2 and B.ndim == 2:
+                return (g @ B.T if a.requires_grad else None, A.T @ g if b.requires_grad else None)
+            if B.ndim == 1:  # a vector is a one-column matrix...
+                B, g = B[:, None], g[..., None]
+            if A.ndim == 1:  # ...or a one-row matrix
+                A, g = A[None, :], g[..., None, :]
+            ga = unbroadcast(g @ np.swapaxes(B, -1, -2), A.shape) if a.requires_grad else None
+            gb = unbroadcast(np.swapaxes(A, -1, -2) @ g, B.shape) if b.requires_grad else None
+            return (None if ga is None else ga.reshape(a.shape), None if gb is None else gb.reshape(b.shape))
+
+        return _result(a.data @ b.data, "matmul", (a, b), backward)
+    # --8<-- [end:op_matmul]
+
+    def __rmatmul__(self, other):
+        return _lift(other, self, "matmul") @ self
+
+    # ---- reductions and shapes ----
+    def sum(self, axis=None, keepdims=False):
+        shape = self.data.shape
+
+        def backward(g):  # every input element contributed once: copy g back over the summed axes
+            if not keepdims and axis is not None:
+                g = np.expand_dims(g, axis)
+            return (np.broadcast_to(g, shape).copy(),)
+
+        return _result(self.data.sum(axis=axis, keepdims=keepdims), "sum", (self,), backward)
+
+    def mean(self, axis=None, keepdims=False):
+        shape, out = self.data.shape, self.data.mean(axis=axis, keepdims=keepdims)
+        count = self.data.size // max(np.size(out), 1)
+
+        def backward(g):  # each of the `count` averaged elements gets 1/count of g
+            if not keepdims and axis is not None:
+                g = np.expand_dims(g, axis)
+            return (np.broadcast_to(g / count, shape).copy(),)
+
+        return _result(out, "mean", (self,), backward)
+
+    def reshape(self, *shape):
+        old = self.shape
+        if len(shape) == 1 and isinstance(shape[0], tuple | list):
+            shape = tuple(shape[0])
+        try:
+            data = self.data.reshape(shape)
+        except ValueError:
+            message = f"reshape: cannot turn shape {old} ({self.data.size} values) into {shape}"
+            raise ValueError(message) from None
+        return _result(data, "reshape", (self,), lambda g: (g.reshape(old),))
+
+    @property
+    def T(self):
+        return _result(self.data.T, "transpose", (self,), lambda g: (g.T,))
+
+    # ---- elementwise functions ----
+    def exp(self):
+        out = np.exp(self.data)
+        return _result(out, "exp", (self,), lambda g: (g * out,))  # d exp(x) = exp(x)
+
+    def log(self):
+        x = self.data
+        if not (x > 0).all():
+            bad = np.argwhere(~(x > 0))[0]
+            raise ValueError(
+                f"log: the input has {int((~(x > 0)).sum())} value(s) that are not positive "
+                f"(the first at index {tuple(int(i) for i in bad)}: {x[tuple(bad)]}); log needs x > 0. "
+                "For log-probabilities use culpa.log_softmax or culpa.cross_entropy, which never take log(0)."
+            )
+        return _result(np.log(x), "log", (self,), lambda g: (g / x,))  # d log(x) = 1/x
+
+    # --8<-- [start:op_tanh]
+    def tanh(self):
+        out = np.tanh(self.data)
+        return _result(out, "tanh", (self,), lambda g: (g * (1 - out * out),))  # d tanh = 1 - tanh**2
+    # --8<-- [end:op_tanh]
+
+    def sigmoid(self):
+        out = np.exp(-np.logaddexp(0, -self.data))  # 1 / (1 + e^-x), without overflow for large |x|
+        return _result(out, "sigmoid", (self,), lambda g: (g * out * (1 - out),))  # d s = s (1 - s)
+
+    def relu(self):
+        x = self.data
+        return _result(np.maximum(x, 0), "relu", (self,), lambda g: (g * (x > 0),))  # slope 1 or 0
+
+    # ---- the backward pass ----
+    # --8<-- [start:backward]
+    def backward(self, grad=None, retain_graph=False):
+        """Fill `.grad` of every tensor that requires grad and leads to this one (gradients accumulate)."""
+        if not self.requires_grad:
+            raise RuntimeError(
+                f"backward: this tensor (op {self.op!r}) does not require grad. Create the inputs you want "
+                "gradients for with requires_grad=True, and do not compute the result inside culpa.no_grad()."
+            )
+        grads = {self: _seed(grad, self)}
+        with np.errstate(over="raise", divide="raise", invalid="raise"):
+            for node in reversed(topo_order(self)):
+                g = grads.pop(node, None)
+                if g is None:  # a constant: nothing flows to it
+                    continue
+                if type(g) is not np.ndarray or g.dtype != node.data.dtype:
+                    g = np.asarray(g, dtype=node.data.dtype)
+                node.grad = g if node.grad is None else node.grad + g
+                if node._backward is None:  # a leaf
+                    continue
+                if node._backward is _released:
+                    raise RuntimeError(
+                        f"backward: the graph through op {node.op!r} was already used by a backward pass and "
+                        "released. Run the forward pass again, or call the first backward(retain_graph=True)."
+                    )
+                parent_grads = _local_gradients(node, g)
+                if not retain_graph:
+                    node._backward = _released
+                for parent, pg in zip(node._parents, parent_grads, strict=True):
+                    if pg is not None:
+                        grads[parent] = grads[parent] + pg if parent in grads else pg
+    # --8<-- [end:backward]
+
+
+def _released(g):
+    raise AssertionError("unreachable: backward checks for a released graph first")
+
+
+def _local_gradients(node, g):
+    """Run node's backward; if NumPy reports NaN/inf, confirm it is real and name the op."""
+    try:
+        return node._backward(g)
+    except FloatingPointError as error:
+        with np.errstate(all="ignore"):
+            parent_grads = node._backward(g)
+        if all(pg is None or np.isfinite(pg).all() for pg in parent_grads):
+            return parent_grads  # a spurious flag (some BLAS builds raise them): the values are fine
+        name = f" (name {node.name!r})" if node.name else ""
+        raise FloatingPointError(
+            f"backward of op {node.op!r}{name} produced NaN or inf ({error}). Its local derivative is not "
+            "finite at these forward values: check the inputs of this op (e.g. x**0.5 at 0, division by 0)."
+        ) from None
+
+
+def _seed(grad, root):
+    """The gradient backward starts from: 1 for a scalar, else what the caller passes."""
+    if grad is None:
+        if root.data.size != 1:
+            raise ValueError(
+                f"backward() without an argument needs a scalar result, but this tensor (op {root.op!r}) has "
+                f"shape {root.data.shape}. Reduce it first (e.g. .sum() or .mean()), or pass the gradient of "
+                f"the final result with respect to it: an array of shape {root.data.shape}."
+            )
+        return np.ones_like(root.data)
+    grad = _to_array(grad).astype(root.data.dtype, copy=False)
+    if grad.shape != root.data.shape:
+        raise ValueError(f"backward: the gradient has shape {grad.shape}, but the tensor has shape "
+                         f"{root.data.shape}; pass an array of shape {root.data.shape}")
+    return grad
+
+
+# --8<-- [start:topo_order]
+def topo_order(root):
+    """Every tensor `root` depends on, each listed after all of its parents (iterative depth-first search)."""
+    order, seen = [], {root}
+    stack = [(root, iter(root._parents))]
+    while stack:
+        node, parents = stack[-1]
+        for parent in parents:
+            if parent not in seen:
+                seen.add(parent)
+                stack.append((parent, iter(parent._parents)))
+                break
+        else:  # all parents are placed: the node can follow them
+            stack.pop()
+            order.append(node)
+    return order
+# --8<-- [end:topo_order]
+
+
+# --8<-- [start:unbroadcast]
+def unbroadcast(grad, shape):
+    """Sum `grad` back down to `shape`: an input that broadcasting copied gets the sum over its copies."""
+    if grad.shape == shape:
+        return grad
+    grad = grad.sum(axis=tuple(range(grad.ndim - len(shape))))  # leading axes that broadcasting added
+    stretched = tuple(i for i, n in enumerate(shape) if n == 1 and grad.shape[i] != 1)
+    return grad.sum(axis=stretched, keepdims=True) if stretched else grad
+# --8<-- [end:unbroadcast]
+
+
+def _result(data, op, parents, backward):
+    """The tensor an op returns; it records its parents and backward only if a gradient can flow."""
+    out = Tensor.__new__(Tensor)
+    out.data = data if type(data) is np.ndarray else np.asarray(data)
+    out.grad, out.name, out.op = None, None, op
+    if _grad_enabled and (parents[0].requires_grad or (len(parents) == 2 and parents[1].requires_grad)):
+        out.requires_grad, out._parents, out._backward = True, parents, backward
+    else:
+        out.requires_grad, out._parents, out._backward = False, (), None
+    return out
+
+
+def _lift(x, like, op):
+    """The other operand as a Tensor. A Python number takes the dtype of `like` (float32 stays float32)."""
+    if isinstance(x, Tensor):
+        return x
+    if isinstance(x, int | float) and not isinstance(x, bool):
+        return Tensor(np.asarray(x, dtype=like.data.dtype))
+    if isinstance(x, np.ndarray | np.number | list | tuple):
+        return Tensor(x)
+    raise TypeError(f"{op}: culpa ops combine Tensors, numbers and NumPy arrays, not {type(x).__name__}")
+
+
+def _broadcasting(ufunc, a, b, op):
+    try:
+        return ufunc(a.data, b.data)
+    except ValueError:
+        raise ValueError(
+            f"{op}: shapes {a.data.shape} and {b.data.shape} do not broadcast. Aligned from the right, each "
+            "pair of dimensions must be equal or one of them 1 (a missing leading dimension counts as 1)."
+        ) from None
+
+
+def _matmul_error(left, right):
+    if not left or not right:
+        return ValueError(f"matmul: both operands need at least one dimension, got shapes {left} and {right}")
+    inner = "length" if len(right) == 1 else "second-to-last dimension"
+    return ValueError(
+        f"matmul: shapes {left} @ {right} do not fit: the last dimension of the left operand ({left[-1]}) "
+        f"must equal the {inner} of the right one ({right[-2 if len(right) > 1 else 0]})."
+    )
+
+
+def softmax(z, axis=-1):
+    """exp(z) / sum(exp(z)) along `axis`, shifted by the max so that large logits do not overflow."""
+    z = z if isinstance(z, Tensor) else Tensor(z)
+    e = np.exp(z.data - z.data.max(axis=axis, keepdims=True))
+    p = e / e.sum(axis=axis, keepdims=True)
+    return _result(p, "softmax", (z,), lambda g: (p * (g - (g * p).sum(axis=axis, keepdims=True)),))
+
+
+def log_softmax(z, axis=-1):
+    """z - logsumexp(z) along `axis`, computed stably."""
+    z = z if isinstance(z, Tensor) else Tensor(z)
+    shifted = z.data - z.data.max(axis=axis, keepdims=True)
+    out = shifted - np.log(np.exp(shifted).sum(axis=axis, keepdims=True))
+    return _result(out, "log_softmax", (z,), lambda g: (g - np.exp(out) * g.sum(axis=axis, keepdims=True),))
+
+
+# --8<-- [start:cross_entropy]
+def cross_entropy(logits, target):
+    """Mean over the batch of -log softmax(logits)[target]; logits (batch, classes) or a single (classes,)."""
+    z = logits if isinstance(logits, Tensor) else Tensor(logits)
+    target = np.asarray(target.data if isinstance(target, Tensor) else target)
+    rows = z.data.reshape(1, -1) if z.data.ndim == 1 else z.data
+    if target.dtype.kind not in "iu" and not (target.dtype.kind == "f" and (target == target.round()).all()):
+        raise TypeError(f"cross_entropy: target must hold integer class indices, got dtype {target.dtype}")
+    target = target.astype(np.intp).reshape(-1)
+    classes = rows.shape[-1]
+    if rows.ndim != 2 or target.shape[0] != rows.shape[0] or not ((target >= 0) & (target < classes)).all():
+        raise ValueError(f"cross_entropy: logits of shape {z.data.shape} need one class index in "
+                         f"[0, {classes}) per row; got target {target.tolist()}")
+    n, picked = rows.shape[0], np.arange(rows.shape[0])
+    shifted = rows - rows.max(axis=1, keepdims=True)  # the largest logit becomes 0: exp cannot overflow
+    e = np.exp(shifted)
+    total = e.sum(axis=1, keepdims=True)
+    loss = (np.log(total[:, 0]) - shifted[picked, target]).mean()
+
+    def backward(g):  # dL/dz = (softmax(z) - onehot(target)) / batch
+        grad = e / total
+        grad[picked, target] -= 1
+        grad *= g / n
+        return (grad.reshape(z.data.shape),)
+
+    return _result(np.asarray(loss, dtype=rows.dtype), "cross_entropy", (z,), backward)
+# --8<-- [end:cross_entropy]
