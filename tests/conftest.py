@@ -5,3 +5,6 @@ from pathlib import Path
 os.environ.setdefault("MPLBACKEND", "Agg")
 os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
 sys.path.insert(0, str(Path(__file__).parent))
+
+# Session fixtures shared by every test folder (built_site: the site built once, strictly).
+pytest_plugins = ["support.site"]

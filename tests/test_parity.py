@@ -6,6 +6,7 @@ Prose differs; everything a reader could compare across the language switch must
 from __future__ import annotations
 
 import re
+from collections import Counter
 
 import pytest
 
@@ -22,17 +23,17 @@ INLINE_MATH = re.compile(r"(?<![\\$])\$(?!\$)(.+?)(?<![\\$])\$(?!\$)")
 def structure(lang: str, rel: str) -> dict:
     page = load_page(lang, rel)
     prose = list(prose_numbers.prose_lines(page.text))
-    formulas, block, collecting = [], [], False
+    display, inline, block, collecting = [], [], [], False
     for _, line, _ in prose:
         if line.strip().startswith("$$") or collecting:
             block.append(line.strip())
             if (line.strip().endswith("$$") and len(block) > 1) or line.strip().count("$$") == 2:
-                formulas.append(" ".join(block))
+                display.append(" ".join(block))
                 block, collecting = [], False
             else:
                 collecting = True
             continue
-        formulas += INLINE_MATH.findall(re.sub(r"`[^`]*`", "", line))
+        inline += INLINE_MATH.findall(re.sub(r"`[^`]*`", "", line))
     return {
         "headings (levels, in order)": [len(m.group(1)) for _, l, _ in prose if (m := HEADING.match(l))],
         "code blocks (syntax)": [b.syntax for b in page.blocks],
@@ -40,7 +41,9 @@ def structure(lang: str, rel: str) -> dict:
         "expected outputs": [b.expected_output for b in page.blocks],
         "included snippets": INCLUDE.findall(page.text),
         "figures": IMAGE.findall(page.text),
-        "formulas": formulas,
+        "display formulas (in order)": display,
+        # inline math follows each language's sentence order: compare it as a multiset
+        "inline formulas": Counter(inline),
         "admonitions": [m.group(2) for _, l, _ in prose if (m := ADMONITION.match(l))],
         "numbers tied to code": [(m.expr, m.fmt) for m in page.markers()],
         "links to pages": PAGE_LINK.findall(page.text),
@@ -58,9 +61,21 @@ def test_pages_match_across_languages(rel):
         pytest.fail(f"docs/pt/{rel} has no English version docs/en/{rel}")
     pt, en = structure("pt", rel), structure("en", rel)
     for key in pt:
-        assert pt[key] == en[key], (
-            f"docs/pt/{rel} and docs/en/{rel} differ in their {key}:\n  pt: {pt[key]}\n  en: {en[key]}"
-        )
+        if pt[key] == en[key]:
+            continue
+        if isinstance(pt[key], Counter):
+            detail = f"only in pt: {dict(pt[key] - en[key])}\n  only in en: {dict(en[key] - pt[key])}"
+        else:
+            first = next(
+                (i for i, (a, b) in enumerate(zip(pt[key], en[key], strict=False)) if a != b),
+                min(len(pt[key]), len(en[key])),
+            )
+            detail = (
+                f"pt has {len(pt[key])}, en has {len(en[key])}; first difference at item {first + 1}:\n"
+                f"  pt: {pt[key][first] if first < len(pt[key]) else '(none)'!r}\n"
+                f"  en: {en[key][first] if first < len(en[key]) else '(none)'!r}"
+            )
+        pytest.fail(f"docs/pt/{rel} and docs/en/{rel} differ in their {key}: {detail}")
 
 
 def _nav_titles(nav) -> list[str]:

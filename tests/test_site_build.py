@@ -7,8 +7,6 @@ from pathlib import Path
 
 import pytest
 
-from support.site import built_site  # noqa: F401  (session fixture)
-
 URL_IN_HTML = re.compile(r"""(?:src|href|srcset|data|poster|action)\s*=\s*["']([^"']+)["']""", re.I)
 URL_IN_CSS = re.compile(r"""url\(\s*["']?([^"')]+)""", re.I)
 LOADS = re.compile(r"<(script|link|img|iframe|source|video|audio|embed|object)\b[^>]*>", re.I)
@@ -19,7 +17,8 @@ def loaded_urls(html: str) -> list[str]:
     urls = []
     for tag in LOADS.finditer(html):
         element = tag.group(0)
-        if tag.group(1).lower() == "link" and not re.search(r"rel=[\"']?(stylesheet|icon|preload|modulepreload|manifest)", element, re.I):
+        fetched_rel = re.search(r"rel=[\"']?(stylesheet|icon|preload|modulepreload|manifest)", element, re.I)
+        if tag.group(1).lower() == "link" and not fetched_rel:
             continue
         urls += URL_IN_HTML.findall(element)
     urls += URL_IN_CSS.findall(html)

@@ -114,9 +114,14 @@ def localize(text: str, lang: str, in_math: bool = False) -> str:
 
 
 def render(markdown: str) -> str:
-    """Replace every marker by its literal (what the reader sees)."""
+    """Replace every marker outside code fences by its literal (what the reader sees)."""
     parse_markers(markdown)  # raises on a malformed marker
-    return MARKER_RE.sub(lambda m: BODY_RE.match(m.group("body")).group("literal"), markdown)
+    prose = {number for number, _, _ in prose_lines(markdown)}
+    lines = markdown.split("\n")
+    for i, line in enumerate(lines):
+        if i + 1 in prose and "{{" in line:
+            lines[i] = MARKER_RE.sub(lambda m: BODY_RE.match(m.group("body")).group("literal"), line)
+    return "\n".join(lines)
 
 
 def on_page_markdown(markdown, page, config, files):
