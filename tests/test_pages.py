@@ -42,7 +42,7 @@ def run_page(page, tmp_path: Path) -> dict:
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH",)}
     env["MPLBACKEND"] = "Agg"
     proc = subprocess.run(
-        [sys.executable, str(RUNNER), str(tmp_path / "payload.json"), str(tmp_path / "result.json")],
+        [sys.executable, "-I", str(RUNNER), str(tmp_path / "payload.json"), str(tmp_path / "result.json")],
         cwd=work,
         env=env,
         capture_output=True,
