@@ -1,0 +1,51 @@
+"""Figures: every build draws the site's figures before it collects the pages.
+
+Before the files are gathered, this hook runs snippets/figures/make.py's `generate`, which writes every
+figure as docs/<lang>/figures/<name>.svg (gitignored) for each language; pages embed one as
+`![alt text](figures/<name>.svg)`. The same command works outside a build:
+`.venv/bin/python snippets/figures/make.py`.
+
+The i18n plugin runs one build per language, so this runs more than once per `mkdocs build`: it is
+idempotent and cached (.cache/figures, keyed on the scripts, culpa's source and the library versions),
+and a file is written only when its bytes change, so a nested build or a `mkdocs serve` reload costs a
+few file hashes and never triggers another reload. A figure script that raises fails the build, with a
+message that names the script and shows its traceback.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from mkdocs.exceptions import PluginError
+
+
+def _root(config) -> Path:
+    return Path(config.config_file_path).resolve().parent
+
+
+def _make(root: Path):
+    snippets = str(root / "snippets")
+    if snippets not in sys.path:
+        sys.path.insert(0, snippets)
+    from figures import make
+
+    return make
+
+
+def on_pre_build(config):
+    root = _root(config)
+    make = _make(root)
+    try:
+        make.generate(out=Path(config.docs_dir), cache=root / ".cache" / "figures",
+                      folder=root / "snippets" / "figures")
+    except make.FigureScriptError as error:
+        raise PluginError(f"figures: {error}") from None
+
+
+def on_serve(server, config, builder):
+    """Redraw when a figure script or the engine changes (docs/ is watched already)."""
+    root = _root(config)
+    for folder in ("snippets/figures", "snippets/culpa"):
+        server.watch(str(root / folder))
+    return server

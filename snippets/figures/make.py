@@ -1,0 +1,273 @@
+"""Regenerate every figure of the site, in both languages, with one command:
+
+    .venv/bin/python snippets/figures/make.py              # all figures -> docs/<lang>/figures/<name>.svg
+    .venv/bin/python snippets/figures/make.py branching    # only the figures named
+    .venv/bin/python snippets/figures/make.py --force      # ignore the cache: redraw, measure timings again
+    .venv/bin/python snippets/figures/make.py --out DIR    # write DIR/<lang>/<name>.svg instead
+
+It prints each figure's alt text in both languages, for the pages to copy. The site build does the same
+through docs/hooks/figures.py, so `mkdocs build` and `mkdocs serve` always show current figures.
+
+A figure is one script in this folder, `<name with underscores>.py` for the figure `<name-with-dashes>`,
+that defines:
+
+    LABELS = {"pt": {...}, "en": {...}}   # every word it draws, in both languages
+    ALT = {"pt": "...", "en": "..."}      # alt text: what the figure shows and what to notice
+    TIMING = True                         # only if its data are measured times or memory (see below)
+    def data() -> dict: ...               # what it plots: numbers, lists, NumPy arrays (kept as JSON)
+    def draw(lang, data) -> Figure: ...   # the drawing, from data() after a JSON round trip
+
+The cache, .cache/figures/<name>/<key>/{pt.svg, en.svg, data.json}: the key hashes everything that can
+change a figure (the script, style.py, this file, culpa's source, the Python, NumPy and matplotlib
+versions). A figure is drawn again only when its key changes, and a published file is written only when
+its bytes change, so `mkdocs serve` stays fast and does not rebuild in a loop.
+
+Timing figures (TIMING = True) are measured, never stored in git: their data() runs in a fresh Python
+process pinned to one thread (OMP/OpenBLAS/MKL), with glibc's malloc thresholds raised so that large
+temporaries are not page-faulted in again and again. That happens each time the figure regenerates:
+after any change to culpa or to the script, with --force, and on every CI run (CI starts with an empty
+cache). The figure names the machine it was measured on. A script that raises stops nothing else: every
+other figure is still made, then FigureScriptError names each failing script.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import importlib
+import importlib.util
+import json
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+from dataclasses import dataclass, field
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+SNIPPETS = HERE.parent
+ROOT = SNIPPETS.parent
+if str(SNIPPETS) not in sys.path:  # run as a script: make `figures` and `culpa` importable
+    sys.path.insert(0, str(SNIPPETS))
+
+import matplotlib  # noqa: E402
+import numpy as np  # noqa: E402
+
+from figures import style  # noqa: E402
+
+LANGS = style.LANGS
+NOT_FIGURES = {"__init__.py", "make.py", "style.py"}
+DEFAULT_OUT = ROOT / "docs"
+DEFAULT_CACHE = ROOT / ".cache" / "figures"
+SINGLE_THREAD = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+GLIBC_MALLOC = {"MALLOC_MMAP_THRESHOLD_": str(16 << 20), "MALLOC_TRIM_THRESHOLD_": str(128 << 20)}
+
+
+class FigureScriptError(RuntimeError):
+    """One or more figure scripts raised; the message names each script and shows its traceback."""
+
+
+@dataclass
+class Made:
+    name: str
+    script: Path
+    key: str
+    svg: dict[str, bytes]
+    data: dict
+    alt: dict[str, str]
+    cached: bool
+    seconds: float
+    caption: dict[str, str] = field(default_factory=dict)
+
+
+def figure_scripts(folder: Path = HERE) -> list[Path]:
+    return sorted(p for p in folder.glob("*.py") if p.name not in NOT_FIGURES)
+
+
+def figure_name(script: Path) -> str:
+    return script.stem.replace("_", "-")
+
+
+def load_script(script: Path):
+    """Execute the script afresh (a `mkdocs serve` session sees edits) as module figures.<stem>."""
+    spec = importlib.util.spec_from_file_location(f"figures.{script.stem}", script)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    for needed in ("LABELS", "ALT", "data", "draw"):
+        if not hasattr(module, needed):
+            raise AttributeError(f"a figure script must define {needed} (see snippets/figures/make.py)")
+    for table in ("LABELS", "ALT"):
+        if set(getattr(module, table)) != set(LANGS):
+            raise ValueError(f"{table} must have exactly the languages {LANGS}")
+    return module
+
+
+def cache_key(script: Path) -> str:
+    """A hash of everything that can change the figure drawn by `script`."""
+    digest = hashlib.sha256()
+    import culpa
+
+    culpa_sources = sorted(Path(culpa.__file__).parent.glob("*.py"))
+    for path in [script, HERE / "style.py", HERE / "make.py", *culpa_sources]:
+        digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    versions = (platform.python_version(), np.__version__, matplotlib.__version__)
+    digest.update(repr(versions).encode())
+    return digest.hexdigest()[:20]
+
+
+def _jsonable(value):
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if isinstance(value, np.generic):
+        return value.item()
+    raise TypeError(f"data() returned a {type(value).__name__}, which a figure cannot keep as JSON")
+
+
+def data_as_json(module) -> str:
+    return json.dumps(module.data(), default=_jsonable)
+
+
+def _measure_in_fresh_process(script: Path) -> str:
+    """data() of a timing figure, run in a new single-threaded interpreter; its JSON text."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "data.json"
+        code = ("import sys; from pathlib import Path; from figures import make; "
+                "Path(sys.argv[2]).write_text(make.data_as_json(make.load_script(Path(sys.argv[1]))))")
+        path_var = os.pathsep.join(filter(None, [str(script.parent.parent), os.environ.get("PYTHONPATH")]))
+        env = {**os.environ, **SINGLE_THREAD, **GLIBC_MALLOC, "PYTHONPATH": path_var, "MPLBACKEND": "Agg"}
+        proc = subprocess.run([sys.executable, "-c", code, str(script), str(out)],
+                              env=env, cwd=ROOT, capture_output=True, text=True)
+        if proc.returncode != 0:
+            raise RuntimeError(f"measuring data() in a fresh process failed:\n{proc.stderr.strip()}")
+        return out.read_text()
+
+
+def _read_entry(entry: Path):
+    files = [entry / f"{lang}.svg" for lang in LANGS] + [entry / "data.json", entry / "text.json"]
+    if not all(f.is_file() for f in files):
+        return None
+    svg = {lang: (entry / f"{lang}.svg").read_bytes() for lang in LANGS}
+    return svg, json.loads((entry / "data.json").read_text()), json.loads((entry / "text.json").read_text())
+
+
+def _write_entry(entry: Path, svg: dict[str, bytes], data_text: str, texts: dict) -> None:
+    """Write the cache entry whole, or not at all (a build stopped midway leaves no half entry)."""
+    entry.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{entry.name}-", dir=entry.parent))
+    for lang, content in svg.items():
+        (tmp / f"{lang}.svg").write_bytes(content)
+    (tmp / "data.json").write_text(data_text)
+    (tmp / "text.json").write_text(json.dumps(texts, ensure_ascii=False, indent=1))
+    for old in entry.parent.iterdir():  # one entry per figure: older keys are of no further use
+        if old != tmp:
+            shutil.rmtree(old, ignore_errors=True)
+    os.replace(tmp, entry)
+
+
+def publish(path: Path, content: bytes) -> bool:
+    """Write `content` to `path` only if the file differs (so a file watcher sees no change otherwise)."""
+    if path.is_file() and path.read_bytes() == content:
+        return False
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_bytes(content)
+    os.replace(tmp, path)
+    return True
+
+
+def make_one(script: Path, cache: Path = DEFAULT_CACHE, force: bool = False) -> Made:
+    """One figure, both languages: from the cache if its key is there, else drawn (and measured) now."""
+    name, key, start = figure_name(script), cache_key(script), time.perf_counter()
+    entry = cache / name / key
+    found = None if force else _read_entry(entry)
+    cached = found is not None
+    if not cached:
+        importlib.reload(style)  # style.py may have changed under a running `mkdocs serve`
+        module = load_script(script)
+        timing = getattr(module, "TIMING", False)
+        data_text = _measure_in_fresh_process(script) if timing else data_as_json(module)
+        data = json.loads(data_text)
+        svg = {lang: style.svg_bytes(module.draw(lang, data)) for lang in LANGS}
+        texts = {"alt": module.ALT, "caption": getattr(module, "CAPTION", {})}
+        _write_entry(entry, svg, data_text, texts)
+        found = svg, data, texts
+    svg, data, texts = found
+    return Made(name, script, key, svg, data, texts["alt"], cached, time.perf_counter() - start,
+                texts["caption"])
+
+
+def generate(names=None, out: Path | None = DEFAULT_OUT, cache: Path = DEFAULT_CACHE, force: bool = False,
+             folder: Path = HERE, log=None) -> dict[str, Made]:
+    """Make the figures (all, or those `names`) and publish them as out/<lang>/figures/<name>.svg.
+
+    `out=None` publishes nothing. Raises FigureScriptError naming every script that raised; the other
+    figures are still made and published first.
+    """
+    scripts = figure_scripts(folder)
+    known = {figure_name(s): s for s in scripts}
+    unknown = sorted(set(names or ()) - set(known))
+    if unknown:
+        raise FigureScriptError(f"no figure script for {unknown}; the figures are {sorted(known)}")
+    made, failures = {}, []
+    for name, script in known.items():
+        if names and name not in names:
+            continue
+        try:
+            result = make_one(script, cache, force)
+        except Exception:
+            failures.append(f"{script.relative_to(script.parents[2])} raised:\n{traceback.format_exc()}")
+            continue
+        made[name] = result
+        if out is not None:
+            for lang in LANGS:
+                publish(Path(out) / lang / "figures" / f"{name}.svg", result.svg[lang])
+        if log:
+            log(result)
+    if failures:
+        raise FigureScriptError("a figure script failed; fix it and build again.\n\n" + "\n".join(failures))
+    if out is not None and not names:
+        _remove_stale(Path(out), set(made))
+    return made
+
+
+def _remove_stale(out: Path, names: set[str]) -> None:
+    """Figures whose script is gone (renamed, deleted) leave no stale file behind."""
+    for lang in LANGS:
+        for path in (out / lang / "figures").glob("*.svg"):
+            if path.stem not in names:
+                path.unlink()
+
+
+def _print(result: Made) -> None:
+    how = "from the cache" if result.cached else f"drawn in {result.seconds:.1f} s"
+    print(f"\n{result.name} ({result.script.name}, {how})")
+    for lang in LANGS:
+        print(f"  ![{result.alt[lang]}](figures/{result.name}.svg)")
+    for lang, caption in result.caption.items():
+        print(f"  caption {lang}: {caption}")
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("names", nargs="*", help="figure names (default: all)")
+    parser.add_argument("--force", action="store_true", help="ignore the cache")
+    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="write OUT/<lang>/figures/<name>.svg")
+    parser.add_argument("--cache", type=Path, default=DEFAULT_CACHE)
+    args = parser.parse_args(argv)
+    start = time.perf_counter()
+    try:
+        generate(args.names or None, out=args.out, cache=args.cache, force=args.force, log=_print)
+    except FigureScriptError as error:
+        print(error, file=sys.stderr)
+        return 1
+    print(f"\nall done in {time.perf_counter() - start:.1f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,131 @@
+"""The look every figure shares, and numbers written the way each page's language writes them.
+
+Importing this module fixes matplotlib's settings for the figures: an SVG comes out byte-identical on a
+rerun (a fixed hash salt for its ids, no date in its metadata, matplotlib's own DejaVu Sans drawn as paths,
+so no font of the reader's machine is involved), and text is large enough to read on a phone.
+Figures are made with `new_figure` (a plain matplotlib Figure, no pyplot state) and saved by `svg_bytes`.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import platform
+import re
+
+import matplotlib
+from matplotlib.figure import Figure
+from matplotlib.ticker import Formatter, LogFormatter, ScalarFormatter
+
+LANGS = ("pt", "en")
+MINUS = "\u2212"
+
+# One color per role, the same in every figure (they read on the white card in both site palettes).
+BACKPROP = "#5e35b1"  # the site's deep purple: the backward pass
+FORWARD_DIFF = "#e65100"  # one-sided (forward) differences
+CENTRAL_DIFF = "#00838f"  # two-sided (central) differences
+NEUTRAL = "#616161"
+LIGHT = "#bdbdbd"
+PUSH_UP = "#1565c0"  # a negative gradient: gradient descent raises this value
+PUSH_DOWN = "#e65100"  # a positive gradient: gradient descent lowers this value
+
+WIDTH = 6.4  # inches; an SVG's natural width is then about 460 CSS pixels, near a phone's width
+
+RC = {
+    "svg.hashsalt": "culpa-figures",  # stable element ids: the same figure gives the same bytes
+    "svg.fonttype": "path",
+    "font.family": "DejaVu Sans",  # shipped with matplotlib: every machine draws the same glyphs
+    "font.size": 13,
+    "axes.titlesize": 14,
+    "axes.titleweight": "bold",
+    "axes.labelsize": 13,
+    "xtick.labelsize": 12,
+    "ytick.labelsize": 12,
+    "legend.fontsize": 11.5,
+    "legend.frameon": False,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "axes.unicode_minus": True,
+    "axes.formatter.use_mathtext": False,
+    "figure.facecolor": "white",
+    "savefig.facecolor": "white",
+    "lines.linewidth": 2.2,
+    "lines.markersize": 6.5,
+}
+matplotlib.rcParams.update(RC)
+
+
+def new_figure(height: float, width: float = WIDTH, **subplots) -> tuple[Figure, object]:
+    """A figure and its axes (as `Figure.subplots` returns them), laid out with the constrained layout."""
+    fig = Figure(figsize=(width, height), layout="constrained")
+    return fig, fig.subplots(**subplots)
+
+
+def svg_bytes(fig: Figure) -> bytes:
+    """The figure as SVG, with no date in it (deterministic bytes for deterministic data)."""
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="svg", metadata={"Date": None})
+    return buffer.getvalue()
+
+
+# ---- numbers in the page's language: pt writes 17.408,5 where en writes 17,408.5 ----
+_SWAP = str.maketrans({",": ".", ".": ","})
+
+
+def localize(text: str, lang: str) -> str:
+    """Python's (or matplotlib's) writing of a number, in `lang`: separators swapped in pt, a true minus."""
+    if lang == "pt":
+        text = text.translate(_SWAP)
+        if "$" in text:  # mathtext: a bare comma would get punctuation spacing
+            text = text.replace(",", "{,}")
+    return re.sub(r"(?<![A-Za-z{])-(?=[\d.,{])", MINUS, text)
+
+
+def number(value, spec: str = "", lang: str = "en") -> str:
+    """format(value, spec) as the page's language writes it: number(17408, ',', 'pt') == '17.408'."""
+    return localize(format(value, spec), lang)
+
+
+class Localized(Formatter):
+    """Wraps a matplotlib tick formatter and writes its labels in the page's language."""
+
+    def __init__(self, base: Formatter, lang: str):
+        self.base, self.lang = base, lang
+
+    def set_axis(self, axis):
+        super().set_axis(axis)
+        self.base.set_axis(axis)
+
+    def set_locs(self, locs):
+        self.base.set_locs(locs)
+
+    def __call__(self, x, pos=None):
+        return localize(self.base(x, pos), self.lang)
+
+    def format_ticks(self, values):
+        return [localize(label, self.lang) for label in self.base.format_ticks(values)]
+
+    def get_offset(self):
+        return localize(self.base.get_offset(), self.lang)
+
+
+def localize_axes(ax, lang: str) -> None:
+    """Numeric tick labels of `ax` in the page's language. Call it after the axes' scales are set."""
+    numeric = (ScalarFormatter, LogFormatter)
+    for axis in (ax.xaxis, ax.yaxis):
+        if isinstance(axis.get_major_formatter(), numeric):
+            axis.set_major_formatter(Localized(axis.get_major_formatter(), lang))
+        if isinstance(axis.get_minor_formatter(), numeric):
+            axis.set_minor_formatter(Localized(axis.get_minor_formatter(), lang))
+
+
+# ---- the machine a timing figure was measured on, named in the figure ----
+def machine() -> tuple[str, int]:
+    """The CPU's model name (as /proc/cpuinfo or the platform module gives it) and the number of cores."""
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as info:
+            cpu = next(line.split(":", 1)[1].strip() for line in info if line.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
+    return re.sub(r"\((R|TM)\)", "", cpu).strip(), os.cpu_count() or 1
