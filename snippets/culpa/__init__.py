@@ -9,9 +9,20 @@
 """
 
 from culpa import check, checkpoint, graph, nn
-from culpa.tensor import Tensor, cross_entropy, log_softmax, no_grad, softmax, topo_order, unbroadcast
+from culpa.tensor import (
+    Tensor,
+    cross_entropy,
+    log_softmax,
+    no_grad,
+    op_result,
+    set_grad_enabled,
+    softmax,
+    topo_order,
+    unbroadcast,
+)
 
 __all__ = [
-    "Tensor", "no_grad", "softmax", "log_softmax", "cross_entropy", "topo_order", "unbroadcast",
+    "Tensor", "no_grad", "set_grad_enabled", "softmax", "log_softmax", "cross_entropy", "op_result",
+    "topo_order", "unbroadcast",
     "nn", "check", "checkpoint", "graph",
 ]

@@ -2,9 +2,31 @@
 
 import numpy as np
 
-from culpa.tensor import Tensor, no_grad
+from culpa.tensor import Tensor, op_result
 
 ACTIVATIONS = ("tanh", "sigmoid", "relu")
+
+
+# --8<-- [start:linear]
+def linear(x, weight, bias):
+    """z = W h + b for one vector h, X @ W.T + b for a batch X of rows: one op, the seed's closed forms."""
+    try:
+        out = x.data @ weight.data.T + bias.data
+    except ValueError:
+        raise ValueError(
+            f"linear: an input of shape {x.data.shape} does not fit weight {weight.data.shape} and bias "
+            f"{bias.data.shape}: its last dimension must be in_features = {weight.data.shape[1]}"
+        ) from None
+
+    def backward(g):  # dL/dh = W.T g,  dL/dW = g h.T (summed over the rows),  dL/db = g (summed)
+        rows_g = g if g.ndim == 2 else g.reshape(-1, g.shape[-1])
+        rows_x = x.data if x.data.ndim == 2 else x.data.reshape(-1, x.data.shape[-1])
+        return (g @ weight.data if x.requires_grad else None,
+                rows_g.T @ rows_x if weight.requires_grad else None,
+                rows_g.sum(axis=0) if bias.requires_grad else None)
+
+    return op_result(out, "linear", (x, weight, bias), backward)
+# --8<-- [end:linear]
 
 
 class Module:
@@ -40,10 +62,7 @@ class Linear(Module):
         return [("weight", self.weight), ("bias", self.bias)]
 
     def __call__(self, x):
-        x = x if isinstance(x, Tensor) else Tensor(x)
-        if x.ndim == 1:
-            return self.weight @ x + self.bias
-        return x @ self.weight.T + self.bias
+        return linear(x if isinstance(x, Tensor) else Tensor(x), self.weight, self.bias)
 
     def __repr__(self):
         out_features, in_features = self.weight.shape
@@ -73,6 +92,13 @@ class MLP(Module):
             x = getattr(layer(x), self.activation)()
         return self.layers[-1](x)
 
+    def blocks(self):
+        """The forward pass as a list of functions (layer then activation), e.g. for checkpoint_sequential."""
+        def activated(layer):
+            return lambda x: getattr(layer(x), self.activation)()
+
+        return [activated(layer) for layer in self.layers[:-1]] + [self.layers[-1]]
+
     def __repr__(self):
         return f"MLP({self.sizes}, activation={self.activation!r})"
 
@@ -84,10 +110,9 @@ class SGD:
         self.params, self.lr = list(params), lr
 
     def step(self):
-        with no_grad():
-            for p in self.params:
-                if p.grad is not None:
-                    p.data -= self.lr * p.grad
+        for p in self.params:
+            if p.grad is not None:
+                p.data -= self.lr * p.grad  # in place: the arrays the graph recorded are the parameters
 
     def zero_grad(self):
         for p in self.params:

@@ -13,8 +13,9 @@ Design choices a reader may want to know:
 * The topological order is built with an explicit stack, so a chain of 10,000 ops is fine.
 * Every tensor that requires grad and that backward reaches gets `.grad`, leaves and intermediate results
   alike. Gradients accumulate (`grad = grad + new`) until `zero_grad()` sets them back to None.
-* By default backward releases the closures it has run; running backward through the same graph again raises
-  a RuntimeError (pass `retain_graph=True` to allow it, as long as no `.data` is changed in between).
+* By default backward releases the graph as it goes (closures and links to parents), so activations are freed
+  early; running backward through the same graph again raises a RuntimeError. Pass `retain_graph=True` to keep
+  the graph (to export it, or to run backward again, as long as no `.data` is changed in between).
 * Errors: shape mismatches name the op and both shapes; `log` of a non-positive value raises ValueError
   naming the op; when a local derivative turns finite values into NaN or inf during backward, backward raises
   FloatingPointError naming the op (NumPy's floating-point error state is set to "raise" during backward).
@@ -27,16 +28,26 @@ import numpy as np
 _grad_enabled = True
 
 
-class no_grad(ContextDecorator):
-    """Within `with culpa.no_grad():` ops record nothing: results are plain constants (for updates, eval)."""
+class set_grad_enabled(ContextDecorator):
+    """`with set_grad_enabled(False):` records nothing; `True` turns recording on (checkpointing needs it)."""
+
+    def __init__(self, mode):
+        self.mode = bool(mode)
 
     def __enter__(self):
         global _grad_enabled
-        self._previous, _grad_enabled = _grad_enabled, False
+        self._previous, _grad_enabled = _grad_enabled, self.mode
 
     def __exit__(self, *exc):
         global _grad_enabled
         _grad_enabled = self._previous
+
+
+class no_grad(set_grad_enabled):
+    """Within `with culpa.no_grad():` ops record nothing: results are plain constants (for updates, eval)."""
+
+    def __init__(self):
+        super().__init__(False)
 
 
 def _to_array(data):
@@ -103,7 +114,7 @@ class Tensor:
             return (unbroadcast(g, a.data.shape) if a.requires_grad else None,
                     unbroadcast(g, b.data.shape) if b.requires_grad else None)
 
-        return _result(_broadcasting(np.add, a, b, "add"), "add", (a, b), backward)
+        return op_result(_broadcasting(np.add, a, b, "add"), "add", (a, b), backward)
 
     def __sub__(self, other):
         a, b = self, _lift(other, self, "sub")
@@ -112,7 +123,7 @@ class Tensor:
             return (unbroadcast(g, a.data.shape) if a.requires_grad else None,
                     unbroadcast(-g, b.data.shape) if b.requires_grad else None)
 
-        return _result(_broadcasting(np.subtract, a, b, "sub"), "sub", (a, b), backward)
+        return op_result(_broadcasting(np.subtract, a, b, "sub"), "sub", (a, b), backward)
 
     # --8<-- [start:op_mul]
     def __mul__(self, other):
@@ -122,7 +133,7 @@ class Tensor:
             return (unbroadcast(g * b.data, a.data.shape) if a.requires_grad else None,
                     unbroadcast(g * a.data, b.data.shape) if b.requires_grad else None)
 
-        return _result(_broadcasting(np.multiply, a, b, "mul"), "mul", (a, b), backward)
+        return op_result(_broadcasting(np.multiply, a, b, "mul"), "mul", (a, b), backward)
     # --8<-- [end:op_mul]
 
     def __truediv__(self, other):
@@ -133,10 +144,10 @@ class Tensor:
             return (unbroadcast(g / b.data, a.data.shape) if a.requires_grad else None,
                     unbroadcast(-g * out / b.data, b.data.shape) if b.requires_grad else None)
 
-        return _result(out, "div", (a, b), backward)
+        return op_result(out, "div", (a, b), backward)
 
     def __neg__(self):
-        return _result(-self.data, "neg", (self,), lambda g: (-g,))
+        return op_result(-self.data, "neg", (self,), lambda g: (-g,))
 
     def __pow__(self, exponent):
         if isinstance(exponent, Tensor) or not isinstance(exponent, int | float | np.number):
@@ -146,7 +157,7 @@ class Tensor:
         def backward(g):  # d(a**p)/da = p * a**(p-1)
             return (g * (exponent * a.data ** (exponent - 1)),)
 
-        return _result(a.data**exponent, "pow", (a,), backward)
+        return op_result(a.data**exponent, "pow", (a,), backward)
 
     __radd__ = __add__
     __rmul__ = __mul__
@@ -165,8 +176,9 @@ class Tensor:
 
         def backward(g):  # out = A @ B:  dL/dA = g @ B.T,  dL/dB = A.T @ g
             A, B = a.data, b.data
-            if A.ndim == 2 and B.ndim == 2:
-                return (g @ B.T if a.requires_grad else None, A.T @ g if b.requires_grad else None)
+            if A.ndim == 2 and B.ndim == 2:  # (a transposed B, like W.T, gets a gradient in its own layout)
+                gb = (g.T @ A).T if b.requires_grad and B.strides[0] < B.strides[1] else A.T @ g
+                return (g @ B.T if a.requires_grad else None, gb if b.requires_grad else None)
             if B.ndim == 1:  # a vector is a one-column matrix...
                 B, g = B[:, None], g[..., None]
             if A.ndim == 1:  # ...or a one-row matrix
@@ -175,7 +187,7 @@ class Tensor:
             gb = unbroadcast(np.swapaxes(A, -1, -2) @ g, B.shape) if b.requires_grad else None
             return (None if ga is None else ga.reshape(a.shape), None if gb is None else gb.reshape(b.shape))
 
-        return _result(a.data @ b.data, "matmul", (a, b), backward)
+        return op_result(a.data @ b.data, "matmul", (a, b), backward)
     # --8<-- [end:op_matmul]
 
     def __rmatmul__(self, other):
@@ -190,7 +202,7 @@ class Tensor:
                 g = np.expand_dims(g, axis)
             return (np.broadcast_to(g, shape).copy(),)
 
-        return _result(self.data.sum(axis=axis, keepdims=keepdims), "sum", (self,), backward)
+        return op_result(self.data.sum(axis=axis, keepdims=keepdims), "sum", (self,), backward)
 
     def mean(self, axis=None, keepdims=False):
         shape, out = self.data.shape, self.data.mean(axis=axis, keepdims=keepdims)
@@ -201,7 +213,7 @@ class Tensor:
                 g = np.expand_dims(g, axis)
             return (np.broadcast_to(g / count, shape).copy(),)
 
-        return _result(out, "mean", (self,), backward)
+        return op_result(out, "mean", (self,), backward)
 
     def reshape(self, *shape):
         old = self.shape
@@ -212,16 +224,16 @@ class Tensor:
         except ValueError:
             message = f"reshape: cannot turn shape {old} ({self.data.size} values) into {shape}"
             raise ValueError(message) from None
-        return _result(data, "reshape", (self,), lambda g: (g.reshape(old),))
+        return op_result(data, "reshape", (self,), lambda g: (g.reshape(old),))
 
     @property
     def T(self):
-        return _result(self.data.T, "transpose", (self,), lambda g: (g.T,))
+        return op_result(self.data.T, "transpose", (self,), lambda g: (g.T,))
 
     # ---- elementwise functions ----
     def exp(self):
         out = np.exp(self.data)
-        return _result(out, "exp", (self,), lambda g: (g * out,))  # d exp(x) = exp(x)
+        return op_result(out, "exp", (self,), lambda g: (g * out,))  # d exp(x) = exp(x)
 
     def log(self):
         x = self.data
@@ -232,21 +244,21 @@ class Tensor:
                 f"(the first at index {tuple(int(i) for i in bad)}: {x[tuple(bad)]}); log needs x > 0. "
                 "For log-probabilities use culpa.log_softmax or culpa.cross_entropy, which never take log(0)."
             )
-        return _result(np.log(x), "log", (self,), lambda g: (g / x,))  # d log(x) = 1/x
+        return op_result(np.log(x), "log", (self,), lambda g: (g / x,))  # d log(x) = 1/x
 
     # --8<-- [start:op_tanh]
     def tanh(self):
         out = np.tanh(self.data)
-        return _result(out, "tanh", (self,), lambda g: (g * (1 - out * out),))  # d tanh = 1 - tanh**2
+        return op_result(out, "tanh", (self,), lambda g: (g * (1 - out * out),))  # d tanh = 1 - tanh**2
     # --8<-- [end:op_tanh]
 
     def sigmoid(self):
         out = np.exp(-np.logaddexp(0, -self.data))  # 1 / (1 + e^-x), without overflow for large |x|
-        return _result(out, "sigmoid", (self,), lambda g: (g * out * (1 - out),))  # d s = s (1 - s)
+        return op_result(out, "sigmoid", (self,), lambda g: (g * out * (1 - out),))  # d s = s (1 - s)
 
     def relu(self):
         x = self.data
-        return _result(np.maximum(x, 0), "relu", (self,), lambda g: (g * (x > 0),))  # slope 1 or 0
+        return op_result(np.maximum(x, 0), "relu", (self,), lambda g: (g * (x > 0),))  # slope 1 or 0
 
     # ---- the backward pass ----
     # --8<-- [start:backward]
@@ -257,26 +269,32 @@ class Tensor:
                 f"backward: this tensor (op {self.op!r}) does not require grad. Create the inputs you want "
                 "gradients for with requires_grad=True, and do not compute the result inside culpa.no_grad()."
             )
-        grads = {self: _seed(grad, self)}
+        grads, order = {self: _seed(grad, self)}, topo_order(self)
         with np.errstate(over="raise", divide="raise", invalid="raise"):
-            for node in reversed(topo_order(self)):
+            while order:
+                node = order.pop()  # children before parents; popping lets finished nodes be freed
                 g = grads.pop(node, None)
                 if g is None:  # a constant: nothing flows to it
                     continue
+                if node._backward is _released:
+                    raise RuntimeError(
+                        f"backward: the graph through op {node.op!r} was already used by a backward pass "
+                        "and released, so this pass stopped there (its gradients are incomplete). Run the "
+                        "forward pass again, or call the first backward(retain_graph=True)."
+                    )
                 if type(g) is not np.ndarray or g.dtype != node.data.dtype:
                     g = np.asarray(g, dtype=node.data.dtype)
                 node.grad = g if node.grad is None else node.grad + g
                 if node._backward is None:  # a leaf
                     continue
-                if node._backward is _released:
-                    raise RuntimeError(
-                        f"backward: the graph through op {node.op!r} was already used by a backward pass and "
-                        "released. Run the forward pass again, or call the first backward(retain_graph=True)."
-                    )
-                parent_grads = _local_gradients(node, g)
-                if not retain_graph:
-                    node._backward = _released
-                for parent, pg in zip(node._parents, parent_grads, strict=True):
+                try:
+                    parent_grads = node._backward(g)
+                except FloatingPointError as error:
+                    parent_grads = _recheck_non_finite(node, g, error)
+                parents = node._parents
+                if not retain_graph:  # drop the links now, so that activations are freed as we go
+                    node._backward, node._parents = _released, ()
+                for parent, pg in zip(parents, parent_grads, strict=True):
                     if pg is not None:
                         grads[parent] = grads[parent] + pg if parent in grads else pg
     # --8<-- [end:backward]
@@ -286,20 +304,17 @@ def _released(g):
     raise AssertionError("unreachable: backward checks for a released graph first")
 
 
-def _local_gradients(node, g):
-    """Run node's backward; if NumPy reports NaN/inf, confirm it is real and name the op."""
-    try:
-        return node._backward(g)
-    except FloatingPointError as error:
-        with np.errstate(all="ignore"):
-            parent_grads = node._backward(g)
-        if all(pg is None or np.isfinite(pg).all() for pg in parent_grads):
-            return parent_grads  # a spurious flag (some BLAS builds raise them): the values are fine
-        name = f" (name {node.name!r})" if node.name else ""
-        raise FloatingPointError(
-            f"backward of op {node.op!r}{name} produced NaN or inf ({error}). Its local derivative is not "
-            "finite at these forward values: check the inputs of this op (e.g. x**0.5 at 0, division by 0)."
-        ) from None
+def _recheck_non_finite(node, g, error):
+    """NumPy flagged NaN/inf in node's backward: confirm it on the values, then name the op."""
+    with np.errstate(all="ignore"):
+        parent_grads = node._backward(g)
+    if all(pg is None or np.isfinite(pg).all() for pg in parent_grads):
+        return parent_grads  # a spurious flag (some BLAS builds raise them): the values are fine
+    name = f" (name {node.name!r})" if node.name else ""
+    raise FloatingPointError(
+        f"backward of op {node.op!r}{name} produced NaN or inf ({error}). Its local derivative is not "
+        "finite at these forward values: check the inputs of this op (e.g. x**0.5 at 0, division by 0)."
+    ) from None
 
 
 def _seed(grad, root):
@@ -349,15 +364,21 @@ def unbroadcast(grad, shape):
 # --8<-- [end:unbroadcast]
 
 
-def _result(data, op, parents, backward):
-    """The tensor an op returns; it records its parents and backward only if a gradient can flow."""
+def op_result(data, op, parents, backward):
+    """The tensor an op returns. It records its parents and `backward` only if a gradient can flow.
+
+    This is how every op is made, and how to add one: compute `data` from the parents' data, and write
+    `backward(g)` returning one gradient (or None) per parent, of that parent's shape.
+    """
     out = Tensor.__new__(Tensor)
     out.data = data if type(data) is np.ndarray else np.asarray(data)
     out.grad, out.name, out.op = None, None, op
-    if _grad_enabled and (parents[0].requires_grad or (len(parents) == 2 and parents[1].requires_grad)):
-        out.requires_grad, out._parents, out._backward = True, parents, backward
-    else:
-        out.requires_grad, out._parents, out._backward = False, (), None
+    out.requires_grad, out._parents, out._backward = False, (), None
+    if _grad_enabled:
+        for parent in parents:
+            if parent.requires_grad:
+                out.requires_grad, out._parents, out._backward = True, parents, backward
+                break
     return out
 
 
@@ -397,7 +418,7 @@ def softmax(z, axis=-1):
     z = z if isinstance(z, Tensor) else Tensor(z)
     e = np.exp(z.data - z.data.max(axis=axis, keepdims=True))
     p = e / e.sum(axis=axis, keepdims=True)
-    return _result(p, "softmax", (z,), lambda g: (p * (g - (g * p).sum(axis=axis, keepdims=True)),))
+    return op_result(p, "softmax", (z,), lambda g: (p * (g - (g * p).sum(axis=axis, keepdims=True)),))
 
 
 def log_softmax(z, axis=-1):
@@ -405,27 +426,20 @@ def log_softmax(z, axis=-1):
     z = z if isinstance(z, Tensor) else Tensor(z)
     shifted = z.data - z.data.max(axis=axis, keepdims=True)
     out = shifted - np.log(np.exp(shifted).sum(axis=axis, keepdims=True))
-    return _result(out, "log_softmax", (z,), lambda g: (g - np.exp(out) * g.sum(axis=axis, keepdims=True),))
+    return op_result(out, "log_softmax", (z,), lambda g: (g - np.exp(out) * g.sum(axis=axis, keepdims=True),))
 
 
 # --8<-- [start:cross_entropy]
 def cross_entropy(logits, target):
     """Mean over the batch of -log softmax(logits)[target]; logits (batch, classes) or a single (classes,)."""
     z = logits if isinstance(logits, Tensor) else Tensor(logits)
-    target = np.asarray(target.data if isinstance(target, Tensor) else target)
     rows = z.data.reshape(1, -1) if z.data.ndim == 1 else z.data
-    if target.dtype.kind not in "iu" and not (target.dtype.kind == "f" and (target == target.round()).all()):
-        raise TypeError(f"cross_entropy: target must hold integer class indices, got dtype {target.dtype}")
-    target = target.astype(np.intp).reshape(-1)
-    classes = rows.shape[-1]
-    if rows.ndim != 2 or target.shape[0] != rows.shape[0] or not ((target >= 0) & (target < classes)).all():
-        raise ValueError(f"cross_entropy: logits of shape {z.data.shape} need one class index in "
-                         f"[0, {classes}) per row; got target {target.tolist()}")
+    target = _class_indices(target, rows, z.data.shape)
     n, picked = rows.shape[0], np.arange(rows.shape[0])
     shifted = rows - rows.max(axis=1, keepdims=True)  # the largest logit becomes 0: exp cannot overflow
     e = np.exp(shifted)
     total = e.sum(axis=1, keepdims=True)
-    loss = (np.log(total[:, 0]) - shifted[picked, target]).mean()
+    loss = (np.log(total).sum() - shifted[picked, target].sum()) / n  # mean of log(sum e) - shifted[target]
 
     def backward(g):  # dL/dz = (softmax(z) - onehot(target)) / batch
         grad = e / total
@@ -433,5 +447,18 @@ def cross_entropy(logits, target):
         grad *= g / n
         return (grad.reshape(z.data.shape),)
 
-    return _result(np.asarray(loss, dtype=rows.dtype), "cross_entropy", (z,), backward)
+    return op_result(np.asarray(loss, dtype=rows.dtype), "cross_entropy", (z,), backward)
 # --8<-- [end:cross_entropy]
+
+
+def _class_indices(target, rows, shape):
+    target = np.asarray(target.data if isinstance(target, Tensor) else target)
+    if target.dtype.kind == "f" and (target == target.round()).all():
+        target = target.astype(np.intp)  # a Tensor of class indices holds them as floats
+    if target.dtype.kind not in "iu":
+        raise TypeError(f"cross_entropy: target must hold integer class indices, got dtype {target.dtype}")
+    target, n, classes = target.reshape(-1), rows.shape[0], rows.shape[-1]
+    if rows.ndim != 2 or target.shape[0] != n or target.min() < 0 or target.max() >= classes:
+        raise ValueError(f"cross_entropy: logits of shape {shape} need one class index in "
+                         f"[0, {classes}) per row, as integers; got target {target.tolist()}")
+    return target
