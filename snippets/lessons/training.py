@@ -10,35 +10,38 @@ import numpy as np
 import culpa
 
 
-def two_moons(n, noise, rng):
-    """n points on two interleaved half circles, label 0 (upper moon) or 1 (lower moon), plus noise."""
-    angle = rng.uniform(0, np.pi, n)
-    upper = np.stack([np.cos(angle), np.sin(angle)], axis=1)
-    lower = np.stack([1 - np.cos(angle), 0.5 - np.sin(angle)], axis=1)
-    labels = rng.integers(0, 2, n)
-    points = np.where(labels[:, None] == 0, upper, lower) + rng.normal(0, noise, (n, 2))
+def two_moons(n, noise, seed):
+    """n points on two interleaved half circles: the upper moon is class 0, the lower moon class 1."""
+    rng = np.random.default_rng(seed)
+    half = n // 2
+    upper, lower = rng.uniform(0, np.pi, half), rng.uniform(0, np.pi, n - half)  # angles along each moon
+    points = np.concatenate([
+        np.stack([np.cos(upper), np.sin(upper)], axis=1),  # (1)!
+        np.stack([1 - np.cos(lower), 0.5 - np.sin(lower)], axis=1),
+    ])
+    points += rng.normal(0, noise, points.shape)  # a little noise, so the moons are not perfect curves
+    labels = np.repeat([0, 1], [half, n - half])
     return points, labels
 
 
-X, y = two_moons(200, noise=0.15, rng=np.random.default_rng(0))
-X = (X - X.mean(axis=0)) / X.std(axis=0)  # (1)!
+X, y = two_moons(200, noise=0.15, seed=0)
 
 print("X:", X.shape, " y:", y.shape)
 print("examples per class:", np.bincount(y))
+print("x from", X[:, 0].min().round(1), "to", X[:, 0].max().round(1),
+      "  y from", X[:, 1].min().round(1), "to", X[:, 1].max().round(1))
 # --8<-- [end:data]
 
 # --8<-- [start:model]
-model = culpa.nn.MLP([2, 16, 16, 2], activation="tanh", rng=1)  # 2 inputs, two hidden layers, 2 logits
+model = culpa.nn.MLP([2, 16, 16, 2], activation="tanh", rng=0)  # 2 inputs, two hidden layers, 2 logits
 n_params = sum(p.data.size for p in model.parameters())
 
 first_loss = culpa.cross_entropy(model(X), y)  # the whole data set, before any training
 first_loss.backward()
 
 print(model, "with", n_params, "parameters")
-print("first loss:", round(first_loss.item(), 3), "  ln 2 =", round(np.log(2), 3))
-print("every parameter has a finite, non-zero gradient:",
-      all(p.grad is not None and np.isfinite(p.grad).all() and (p.grad != 0).any()
-          for p in model.parameters()))
+print(f"first loss: {first_loss.item():.3f}   ln 2 = {np.log(2):.3f}")
+print("parameters whose gradient is missing, non-finite or zero:", culpa.check.find_bad_gradients(model))
 # --8<-- [end:model]
 
 
@@ -48,7 +51,7 @@ def accuracy(model, X, y):
         return (model(X).data.argmax(axis=1) == y).mean()
 
 
-def train(model, lr, epochs, batch_size=40, seed=2):
+def train(model, lr, epochs, batch_size=20, seed=0):
     optimizer = culpa.nn.SGD(model.parameters(), lr=lr)
     shuffle = np.random.default_rng(seed)
     history = []
@@ -66,8 +69,8 @@ def train(model, lr, epochs, batch_size=40, seed=2):
     return history
 
 
-model = culpa.nn.MLP([2, 16, 16, 2], activation="tanh", rng=1)  # the same start as above
-history = train(model, lr=0.3, epochs=200)
+model = culpa.nn.MLP([2, 16, 16, 2], activation="tanh", rng=0)  # the same start as above
+history = train(model, lr=0.1, epochs=200)
 
 for epoch in (1, 10, 50, 100, 200):
     print(f"epoch {epoch:3d}   loss {history[epoch - 1]:.3f}")
@@ -75,8 +78,8 @@ print("accuracy on the 200 points:", accuracy(model, X, y))
 # --8<-- [end:loop]
 
 # --8<-- [start:boundary]
-xs = np.linspace(-2.2, 2.2, 45)  # a grid over the standardized plane
-ys = np.linspace(1.8, -1.8, 15)  # top row first, as the screen prints it
+xs = np.linspace(-1.5, 2.5, 41)  # a grid over the plane, 0.1 apart across...
+ys = np.linspace(1.5, -1.1, 14)  # ...and 0.2 apart down, top row first, as the screen prints it
 grid = np.array([(a, b) for b in ys for a in xs])
 with culpa.no_grad():
     region = model(grid).data.argmax(axis=1).reshape(len(ys), len(xs))
@@ -86,9 +89,10 @@ for row in region:
 # --8<-- [end:boundary]
 
 # --8<-- [start:optimizer]
-final = {}
-for lr in (0.01, 0.3, 10.0):
-    fresh = culpa.nn.MLP([2, 16, 16, 2], activation="tanh", rng=1)  # same start, same batches
+final, correct = {}, {}
+for lr in (0.01, 0.1, 3.0):
+    fresh = culpa.nn.MLP([2, 16, 16, 2], activation="tanh", rng=0)  # same start, same batches
     final[lr] = train(fresh, lr=lr, epochs=200)[-1]
-    print(f"lr = {lr:<5}  loss after 200 epochs {final[lr]:7.3f}   accuracy {accuracy(fresh, X, y):.3f}")
+    correct[lr] = accuracy(fresh, X, y)
+    print(f"lr = {lr:<5}  loss after 200 epochs {final[lr]:7.3f}   accuracy {correct[lr]:.3f}")
 # --8<-- [end:optimizer]
