@@ -1,0 +1,154 @@
+"""Page 01, a billion knobs: what a gradient costs when you measure it by nudging one knob at a time.
+
+The sections are shown, in this order, on docs/pt/01-a-billion-knobs.md and docs/en/01-a-billion-knobs.md;
+the tests run them in one fresh interpreter and compare what they print with what the pages show.
+Every cost on the page is a count of forward passes, never a timing, so the output is the same everywhere.
+"""
+
+# --8<-- [start:model]
+import numpy as np
+
+import culpa
+
+np.set_printoptions(precision=4, suppress=True)
+
+rng = np.random.default_rng(0)
+X = rng.normal(size=(8, 2))  # eight points in the plane
+labels = (X[:, 0] * X[:, 1] > 0).astype(int)  # class 1 where both coordinates share a sign
+model = culpa.nn.MLP([2, 4, 2], rng=0)  # 2 inputs -> 4 tanh units -> 2 logits
+params = model.parameters()
+n_params = sum(p.data.size for p in params)
+
+forward_passes = 0  # how many times the whole model has run
+
+
+def run_model():
+    """One full forward pass: every layer, every example, down to one loss."""
+    global forward_passes
+    forward_passes += 1
+    return culpa.cross_entropy(model(X), labels)
+
+
+def loss_fn():
+    """The loss as a plain number, all that nudging needs."""
+    with culpa.no_grad():  # (1)!
+        return run_model().item()
+
+
+start_loss = loss_fn()
+print("parameters:", n_params)
+print("loss:", round(start_loss, 4))
+# --8<-- [end:model]
+
+# --8<-- [start:nudge]
+eps = 1e-4
+knob = model.layers[0].weight  # a 4 x 2 matrix: 8 of the 22 knobs
+
+before = loss_fn()
+knob.data[1, 0] += eps  # nudge one knob...
+after = loss_fn()  # ...rerun the whole model...
+knob.data[1, 0] -= eps  # ...and put the knob back
+slope = (after - before) / eps  # how much the loss moved, per unit of nudge
+
+print(f"loss moved by {after - before:+.2e}")
+print(f"slope of that knob: {slope:+.6f}")
+# --8<-- [end:nudge]
+
+# --8<-- [start:estimate]
+def estimate_slopes(loss_fn, params, eps, two_sided):
+    """Nudge every knob in turn and rerun the model: the one-sided or the two-sided estimate."""
+    base = None if two_sided else loss_fn()  # (1)!
+    slopes = []
+    for p in params:
+        s = np.zeros_like(p.data)
+        for i in np.ndindex(p.shape):
+            old = p.data[i]
+            p.data[i] = old + eps
+            up = loss_fn()
+            if two_sided:  # (2)!
+                p.data[i] = old - eps
+                s[i] = (up - loss_fn()) / (2 * eps)
+            else:
+                s[i] = (up - base) / eps
+            p.data[i] = old
+        slopes.append(s)
+    return slopes
+
+
+forward_passes = 0
+one_sided = estimate_slopes(loss_fn, params, eps, two_sided=False)
+one_sided_passes = forward_passes
+
+forward_passes = 0
+two_sided = estimate_slopes(loss_fn, params, eps, two_sided=True)
+two_sided_passes = forward_passes
+
+library = culpa.check.finite_difference(lambda *_: run_model(), params, eps, method="central")  # (3)!
+same = all(np.allclose(a, b) for a, b in zip(library, two_sided, strict=True))
+
+print("one-sided:", one_sided_passes, "forward passes for", n_params, "parameters")
+print("two-sided:", two_sided_passes, "forward passes for", n_params, "parameters")
+print(f"the knob we nudged by hand: one-sided {one_sided[0][1, 0]:+.6f}, two-sided {two_sided[0][1, 0]:+.6f}")
+print("culpa.check.finite_difference gives the same slopes:", same)
+# --8<-- [end:estimate]
+
+# --8<-- [start:error]
+loss = run_model()  # the same loss, this time recorded...
+loss.backward()  # ...so that culpa can give the exact slopes (pages 02 to 06 explain how)
+exact = [p.grad.copy() for p in params]
+
+
+def worst_error(estimate):
+    return max(np.abs(e - g).max() for e, g in zip(estimate, exact, strict=True))
+
+
+errors = {}
+print("   eps    one-sided   two-sided")
+for step in [1e-1, 1e-2, 1e-3, 1e-4]:
+    errors[step] = [worst_error(estimate_slopes(loss_fn, params, step, two_sided=t)) for t in (False, True)]
+    print(f"{step:6.0e}   {errors[step][0]:.1e}     {errors[step][1]:.1e}")
+
+# how much smaller the error gets, on average, for each tenfold smaller eps
+one_sided_gain, two_sided_gain = ((errors[1e-1][t] / errors[1e-4][t]) ** (1 / 3) for t in (0, 1))
+# --8<-- [end:error]
+
+# --8<-- [start:cost]
+MS = 1e-3  # one forward pass takes a millisecond (generous for a large model)
+MONTH = 365.25 / 12 * 24 * 3600  # seconds in an average month
+
+
+def passes_per_gradient(n, two_sided=True):
+    return 2 * n if two_sided else n + 1
+
+
+def readable(seconds):
+    for unit, size in [("months", MONTH), ("days", 24 * 3600), ("hours", 3600), ("minutes", 60)]:
+        if seconds >= size:
+            return f"{seconds / size:.1f} {unit}"
+    return f"{seconds:.0f} seconds"
+
+
+small_n, qwen_n = 10_000, 27_000_000_000  # (1)!
+
+print(f"{'parameters':>16}  {'two-sided passes':>16}  at 1 ms per pass")
+for n in [small_n, 1_000_000, 1_000_000_000, qwen_n]:
+    print(f"{n:>16,}  {passes_per_gradient(n):>16,}  {readable(passes_per_gradient(n) * MS)}")
+
+small, qwen = passes_per_gradient(small_n), passes_per_gradient(qwen_n)
+qwen_months = qwen * MS / MONTH
+# --8<-- [end:cost]
+
+# --8<-- [start:backprop]
+for p in params:
+    p.zero_grad()
+forward_passes = 0
+
+loss = run_model()  # one forward pass, recorded
+loss.backward()  # one backward sweep: every slope at once
+
+print("forward passes:", forward_passes, " backward sweeps: 1")
+print("slopes found:", sum(p.grad.size for p in params), "of", n_params)
+print(f"the knob we nudged by hand: {knob.grad[1, 0]:+.6f}")
+agree = all(np.allclose(p.grad, s, rtol=0, atol=1e-7) for p, s in zip(params, two_sided, strict=True))
+print("agrees with the two-sided estimate:", agree)
+# --8<-- [end:backprop]
