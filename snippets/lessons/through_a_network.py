@@ -1,0 +1,125 @@
+"""Page 04, step by step through a network: backpropagation by hand in NumPy, then by culpa, compared.
+
+A 4-5-4-3 MLP with sigmoid hidden layers and a softmax + cross-entropy output, in float64, on one example.
+The sections are shown, in this order, on docs/pt/04-through-a-network.md and docs/en/04-through-a-network.md;
+tests/test_lesson_through_a_network.py checks that the hand-written gradients and culpa's agree to 1e-12.
+"""
+
+# --8<-- [start:network]
+import numpy as np
+
+import culpa
+
+np.set_printoptions(precision=3, suppress=True)
+
+sizes = [4, 5, 4, 3]  # 4 inputs, hidden layers of 5 and 4 units, 3 classes
+depth = len(sizes) - 1  # layers l = 1, 2, 3
+net = culpa.nn.MLP(sizes, activation="sigmoid", rng=0)  # float64 weights, fixed seed
+
+# the same weights as plain NumPy arrays, indexed like the formulas: W[1], b[1], ..., W[3], b[3]
+W = {l: layer.weight.data.copy() for l, layer in enumerate(net.layers, start=1)}
+b = {l: layer.bias.data.copy() for l, layer in enumerate(net.layers, start=1)}
+
+x = np.array([0.5, -1.2, 0.8, 2.0])  # one example...
+c = 2  # ...whose observed class is the third
+y = np.eye(3)[c]  # one-hot: (0, 0, 1)
+
+n_params = sum(W[l].size + b[l].size for l in W)
+for l in W:
+    print(f"layer {l}: W{W[l].shape}, b{b[l].shape}")
+print("parameters:", n_params)
+# --8<-- [end:network]
+
+# --8<-- [start:forward]
+def sigmoid(z):
+    return 1 / (1 + np.exp(-z))
+
+
+def softmax(z):
+    e = np.exp(z - z.max())  # shifted by the max: same result, no overflow
+    return e / e.sum()
+
+
+def forward(W, b, x):
+    """Run the network on x and keep every z^(l) and a^(l): the guideline for the way back."""
+    z, a = {}, {0: x}  # a^(0) is the input itself
+    for l in range(1, depth + 1):
+        z[l] = W[l] @ a[l - 1] + b[l]  # mix the inputs with the weights...
+        a[l] = sigmoid(z[l]) if l < depth else softmax(z[l])  # (1)!
+    return z, a
+
+
+z, a = forward(W, b, x)
+p = a[depth]
+loss = -np.log(p[c])
+
+print("stored:", ", ".join(f"z{l}{z[l].shape} a{l}{a[l].shape}" for l in z))
+print("p =", p)
+print("L =", loss.round(3))
+# --8<-- [end:forward]
+
+# --8<-- [start:output_delta]
+delta = {depth: p - y}  # the output layer's blame: page 03's p - y
+
+logits = culpa.Tensor(z[depth], requires_grad=True)  # the same logits, given to culpa's fused op
+culpa.cross_entropy(logits, c).backward()
+
+print("delta3 =", delta[depth])
+print("culpa's dL/dz3 =", logits.grad)
+# --8<-- [end:output_delta]
+
+# --8<-- [start:backward]
+for l in range(depth - 1, 0, -1):  # l = 2, then 1: against the flow
+    delta[l] = (W[l + 1].T @ delta[l + 1]) * a[l] * (1 - a[l])  # (1)!
+
+for l in sorted(delta, reverse=True):
+    print(f"delta{l} = {np.array2string(delta[l], precision=4)}  size {np.linalg.norm(delta[l]):.4f}")
+
+paths = int(np.prod(sizes[2:]))  # from a layer-1 weight to L: one unit to pass through in each layer above
+deep_paths_zeros = len(str(100**9)) - 1  # the same count for 10 layers of 100 units: 100**9
+print("paths from one layer-1 weight to L:", paths, f"(10 layers of 100 units: 10^{deep_paths_zeros})")
+# --8<-- [end:backward]
+
+# --8<-- [start:slopes]
+grad_W = {l: np.outer(delta[l], a[l - 1]) for l in delta}  # blame times input: dL/dW = delta a^T
+grad_b = {l: delta[l] for l in delta}  # a bias's input is always 1
+
+i, j = 1, 3  # one knob: the weight from unit 3 of layer 1 into unit 1 of layer 2 (counting from 0)
+print(f"dL/dW2[1,3] = delta2[1] * a1[3] = {delta[2][i]:.7f} * {a[1][j]:.7f} = {grad_W[2][i, j]:.7f}")
+
+eps = 1e-6  # check that one slope the slow way: nudge the knob both ways, rerun everything
+W_up = {**W, 2: W[2].copy()}
+W_down = {**W, 2: W[2].copy()}
+W_up[2][i, j] += eps
+W_down[2][i, j] -= eps
+loss_up = -np.log(forward(W_up, b, x)[1][depth][c])
+loss_down = -np.log(forward(W_down, b, x)[1][depth][c])
+nudged = (loss_up - loss_down) / (2 * eps)
+print(f"nudge and rerun:  {nudged:.7f}")
+# --8<-- [end:slopes]
+
+# --8<-- [start:culpa]
+out = net(culpa.Tensor(x))  # the same network, recorded by culpa this time
+loss_culpa = culpa.cross_entropy(out, c)
+loss_culpa.backward()
+
+print("same loss:", np.isclose(loss_culpa.item(), loss))
+worst = 0.0
+for l, layer in enumerate(net.layers, start=1):
+    diff_W = np.abs(layer.weight.grad - grad_W[l]).max()
+    diff_b = np.abs(layer.bias.grad - grad_b[l]).max()
+    worst = max(worst, diff_W, diff_b)
+    print(f"layer {l}: dL/dW{layer.weight.grad.shape} agrees: {diff_W < 1e-12},"
+          f" dL/db{layer.bias.grad.shape} agrees: {diff_b < 1e-12}")
+print("largest difference below 1e-12:", worst < 1e-12)
+# --8<-- [end:culpa]
+
+# --8<-- [start:cost]
+forward_madds = sum(W[l].size for l in W)  # one multiply-add per weight: W a
+backward_madds = sum(W[l].size for l in W if l > 1) + sum(W[l].size for l in W)  # W^T delta, delta a^T
+
+print("multiply-adds, forward :", forward_madds)
+print("multiply-adds, backward:", backward_madds)
+print("backprop, in forward passes:", round((forward_madds + backward_madds) / forward_madds, 1))
+print("forward differences, in forward passes:", n_params + 1)
+# --8<-- [end:cost]
