@@ -1,0 +1,89 @@
+"""Fixtures of the browser tests: the built site served under a project-page path, and one Chromium.
+
+The browser is Debian's Chromium (apt-get install chromium), driven by playwright; `playwright install`
+is never needed. Without Chromium the browser tests skip with a one-line reason; under CI=true they fail.
+
+A test that takes a `site_page` argument runs once per page of the site in both languages (ids like
+"pt/03-worked-example/"); one that takes `lab_page` runs once per notebook page.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import threading
+from http.server import ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+from served import REPO, PagesHandler, ServedSite, source_pages
+
+from support.site import build_site
+
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+
+
+def pytest_generate_tests(metafunc):
+    if "site_page" in metafunc.fixturenames:
+        pages = source_pages()
+        metafunc.parametrize("site_page", pages, ids=[p.id for p in pages])
+    if "lab_page" in metafunc.fixturenames:
+        pages = [p for p in source_pages() if p.kind == "notebook"]
+        metafunc.parametrize("lab_page", pages, ids=[p.id for p in pages])
+
+
+
+
+@pytest.fixture(scope="session")
+def served_site(tmp_path_factory) -> ServedSite:
+    """Build the site for http://127.0.0.1:PORT/REPO/ and serve it there for the whole session."""
+    handler = type("Handler", (PagesHandler,), {"site_dir": Path("/nonexistent"), "prefix": f"/{REPO}/"})
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server.daemon_threads = True
+    origin = f"http://127.0.0.1:{server.server_address[1]}"
+    target = tmp_path_factory.mktemp("pages") / REPO
+    proc = build_site(target, site_url=f"{origin}/{REPO}/")
+    if proc.returncode != 0:
+        server.server_close()
+        log = f"{proc.stdout}\n{proc.stderr}"
+        pytest.fail(f"mkdocs build --strict for the project path failed:\n{log}", pytrace=False)
+    handler.site_dir = target
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield ServedSite(dir=target, origin=origin, prefix=f"/{REPO}/")
+    server.shutdown()
+    server.server_close()
+
+
+# --- the browser -----------------------------------------------------------------------------------
+
+
+def find_chromium() -> str | None:
+    for candidate in (os.environ.get("CHROMIUM"), shutil.which("chromium"), "/usr/bin/chromium"):
+        if candidate and Path(candidate).is_file() and os.access(candidate, os.X_OK):
+            return candidate
+    return None
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """One Chromium for the whole session."""
+    executable = find_chromium()
+    if executable is None:
+        reason = "no Chromium found (apt-get install chromium)"
+        if os.environ.get("CI", "").lower() in ("true", "1"):
+            pytest.fail(f"CI=true and {reason}: the browser tests must run in CI", pytrace=False)
+        pytest.skip(f"browser tests skipped: {reason}")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
