@@ -14,13 +14,15 @@ that defines:
     LABELS = {"pt": {...}, "en": {...}}   # every word it draws, in both languages
     ALT = {"pt": "...", "en": "..."}      # alt text: what the figure shows and what to notice
     TIMING = True                         # only if its data are measured times or memory (see below)
+    INPUTS = ["snippets/lessons/x.py"]    # files besides culpa it reads (a lesson), relative to the repo
+    CAPTION = {"pt": "...", "en": "..."}  # optional: a caption for the page (assumptions, sources)
     def data() -> dict: ...               # what it plots: numbers, lists, NumPy arrays (kept as JSON)
     def draw(lang, data) -> Figure: ...   # the drawing, from data() after a JSON round trip
 
 The cache, .cache/figures/<name>/<key>/{pt.svg, en.svg, data.json}: the key hashes everything that can
-change a figure (the script, style.py, this file, culpa's source, the Python, NumPy and matplotlib
-versions). A figure is drawn again only when its key changes, and a published file is written only when
-its bytes change, so `mkdocs serve` stays fast and does not rebuild in a loop.
+change a figure (the script, the helper modules here, its INPUTS, culpa's source, the Python, NumPy and
+matplotlib versions). A figure is drawn again only when its key changes, and a published file is written
+only when its bytes change, so `mkdocs serve` stays fast and does not rebuild in a loop.
 
 Timing figures (TIMING = True) are measured, never stored in git: their data() runs in a fresh Python
 process pinned to one thread (OMP/OpenBLAS/MKL), with glibc's malloc thresholds raised so that large
@@ -33,6 +35,7 @@ other figure is still made, then FigureScriptError names each failing script.
 from __future__ import annotations
 
 import argparse
+import ast
 import hashlib
 import importlib
 import importlib.util
@@ -57,10 +60,10 @@ if str(SNIPPETS) not in sys.path:  # run as a script: make `figures` and `culpa`
 import matplotlib  # noqa: E402
 import numpy as np  # noqa: E402
 
-from figures import style  # noqa: E402
+from figures import lessons, style  # noqa: E402
 
 LANGS = style.LANGS
-NOT_FIGURES = {"__init__.py", "make.py", "style.py"}
+HELPERS = ("__init__.py", "make.py", "style.py", "lessons.py")  # any other .py here is a figure script
 DEFAULT_OUT = ROOT / "docs"
 DEFAULT_CACHE = ROOT / ".cache" / "figures"
 SINGLE_THREAD = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
@@ -85,7 +88,7 @@ class Made:
 
 
 def figure_scripts(folder: Path = HERE) -> list[Path]:
-    return sorted(p for p in folder.glob("*.py") if p.name not in NOT_FIGURES)
+    return sorted(p for p in folder.glob("*.py") if p.name not in HELPERS)
 
 
 def figure_name(script: Path) -> str:
@@ -107,13 +110,22 @@ def load_script(script: Path):
     return module
 
 
+def declared_inputs(script: Path) -> list[Path]:
+    """The files a script lists in `INPUTS = [...]` (read without running the script)."""
+    for node in ast.parse(script.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "INPUTS" for t in node.targets):
+            return [script.parents[2] / name for name in ast.literal_eval(node.value)]
+    return []
+
+
 def cache_key(script: Path) -> str:
     """A hash of everything that can change the figure drawn by `script`."""
-    digest = hashlib.sha256()
     import culpa
 
+    digest = hashlib.sha256()
     culpa_sources = sorted(Path(culpa.__file__).parent.glob("*.py"))
-    for path in [script, HERE / "style.py", HERE / "make.py", *culpa_sources]:
+    helpers = [script.parent / name for name in HELPERS]
+    for path in [script, *helpers, *declared_inputs(script), *culpa_sources]:
         digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
     versions = (platform.python_version(), np.__version__, matplotlib.__version__)
     digest.update(repr(versions).encode())
@@ -187,7 +199,8 @@ def make_one(script: Path, cache: Path = DEFAULT_CACHE, force: bool = False) -> 
     found = None if force else _read_entry(entry)
     cached = found is not None
     if not cached:
-        importlib.reload(style)  # style.py may have changed under a running `mkdocs serve`
+        importlib.reload(style)  # helpers may have changed under a running `mkdocs serve`
+        importlib.reload(lessons)
         module = load_script(script)
         timing = getattr(module, "TIMING", False)
         data_text = _measure_in_fresh_process(script) if timing else data_as_json(module)

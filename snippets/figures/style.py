@@ -29,7 +29,7 @@ LIGHT = "#bdbdbd"
 PUSH_UP = "#1565c0"  # a negative gradient: gradient descent raises this value
 PUSH_DOWN = "#e65100"  # a positive gradient: gradient descent lowers this value
 
-WIDTH = 6.4  # inches; an SVG's natural width is then about 460 CSS pixels, near a phone's width
+WIDTH = 6.4  # inches: about 610 CSS pixels at natural size, scaled down on a phone (text stays >= 9 px)
 
 RC = {
     "svg.hashsalt": "culpa-figures",  # stable element ids: the same figure gives the same bytes
@@ -66,6 +66,11 @@ def svg_bytes(fig: Figure) -> bytes:
     buffer = io.BytesIO()
     fig.savefig(buffer, format="svg", metadata={"Date": None})
     return buffer.getvalue()
+
+
+def prose(text: str) -> str:
+    """A paragraph written across source lines (alt texts, captions) as one line of text."""
+    return " ".join(text.split())
 
 
 # ---- numbers in the page's language: pt writes 17.408,5 where en writes 17,408.5 ----
