@@ -1,0 +1,149 @@
+"""culpa.check: finite differences, gradcheck (and that it catches a wrong derivative), bad gradients."""
+
+import numpy as np
+import pytest
+
+import culpa
+from culpa import Tensor
+from culpa.check import (
+    GradcheckError,
+    find_bad_gradients,
+    finite_difference,
+    gradcheck,
+    max_relative_error,
+)
+
+
+def test_finite_difference_central_and_forward_on_a_known_function():
+    x = Tensor(np.array([0.3, -1.2, 2.0]))
+    exact = np.cos(x.data) * 3 * x.data**2 + np.sin(x.data) * 6 * x.data  # d/dx sin(x) * 3x^2 ...
+
+    def f(t):
+        return (Tensor(np.sin(t.data)) * 0 + t.tanh() * 0 + Tensor(np.sin(t.data) * 3 * t.data**2)).sum()
+
+    central = finite_difference(f, [x], eps=1e-5, method="central")[0]
+    forward = finite_difference(f, [x], eps=1e-5, method="forward")[0]
+    assert np.abs(central - exact).max() < 1e-8  # error O(eps^2)
+    assert 1e-7 < np.abs(forward - exact).max() < 1e-3  # error O(eps): visibly worse
+    assert np.array_equal(x.data, [0.3, -1.2, 2.0])  # every nudge was undone
+
+
+def test_finite_difference_error_shrinks_like_eps_and_eps_squared():
+    x = Tensor(np.array([0.7]))
+
+    def f(t):
+        return t.exp().sum()
+
+    def error(eps, method):
+        return abs(finite_difference(f, [x], eps=eps, method=method)[0][0] - np.exp(0.7))
+
+    assert 50 < error(1e-2, "forward") / error(1e-4, "forward") < 200  # ~100x for 100x smaller eps
+    assert 5e3 < error(1e-2, "central") / error(1e-4, "central") < 2e4  # ~10,000x
+
+
+def test_finite_difference_handles_several_inputs_and_rejects_non_scalars():
+    a, b = Tensor(np.array([1.0, 2.0])), Tensor(np.array([[3.0]]))
+    ga, gb = finite_difference(lambda a, b: (a * b).sum(), [a, b])
+    assert np.allclose(ga, [3.0, 3.0]) and np.allclose(gb, [[3.0]]) and gb.shape == (1, 1)
+    with pytest.raises(ValueError, match="scalar"):
+        finite_difference(lambda a: a * 2, [a])
+    with pytest.raises(ValueError, match="'central' or 'forward'"):
+        finite_difference(lambda a: a.sum(), [a], method="backward")
+
+
+def test_gradcheck_returns_the_error_on_success_and_leaves_grads_alone():
+    x = Tensor(np.random.default_rng(0).standard_normal((3, 2)), requires_grad=True, name="x")
+    x.grad = np.full((3, 2), 7.0)
+    assert gradcheck(lambda t: (t * t).sigmoid(), [x]) < 1e-6
+    assert np.array_equal(x.grad, np.full((3, 2), 7.0))
+
+
+def test_gradcheck_on_a_whole_mlp_loss():
+    model = culpa.nn.MLP([3, 5, 4], rng=0)
+    rng = np.random.default_rng(1)
+    X, y = rng.standard_normal((6, 3)), rng.integers(0, 4, 6)
+    assert gradcheck(lambda *params: culpa.cross_entropy(model(X), y), model.parameters()) < 1e-6
+
+
+def wrong_tanh(self):
+    """tanh with a planted mistake: the derivative forgets to square."""
+    out = np.tanh(self.data)
+    return culpa.op_result(out, "tanh", (self,), lambda g: (g * (1 - out),))
+
+
+def test_gradcheck_catches_a_planted_wrong_derivative_and_names_it(monkeypatch):
+    x = Tensor(np.random.default_rng(0).standard_normal((2, 3)), requires_grad=True, name="x")
+    assert gradcheck(lambda t: t.tanh(), [x]) < 1e-6  # the real one passes
+    monkeypatch.setattr(Tensor, "tanh", wrong_tanh)
+    with pytest.raises(GradcheckError) as caught:
+        gradcheck(lambda t: t.tanh(), [x])
+    error = caught.value
+    assert error.op == "tanh" and error.input_name == "x" and error.input_index == 0
+    assert error.relative_error > 1e-2
+    assert abs(error.analytic - error.numeric) > 1e-3
+    worst = np.unravel_index(np.argmax(np.abs(np.tanh(x.data) - np.tanh(x.data) ** 2)), x.shape)
+    assert error.index == tuple(int(i) for i in worst)  # the element where the mistake is largest
+    message = str(error)
+    assert "op 'tanh'" in message and "x at index" in message and "analytic" in message
+    assert "numeric" in message and "relative error" in message
+
+
+def test_gradcheck_names_the_ops_of_a_composite_with_a_planted_mistake(monkeypatch):
+    monkeypatch.setattr(Tensor, "tanh", wrong_tanh)
+    model = culpa.nn.MLP([2, 3, 2], rng=0)
+    X = np.random.default_rng(1).standard_normal((4, 2))
+    with pytest.raises(GradcheckError, match=r"op 'cross_entropy' \(ops in f: linear, tanh, cross_entropy\)"):
+        gradcheck(lambda *params: culpa.cross_entropy(model(X), [0, 1, 1, 0]), model.parameters())
+
+
+def test_gradcheck_insists_on_float64():
+    x = Tensor(np.ones(3, dtype=np.float32), requires_grad=True)
+    with pytest.raises(TypeError, match="float64"):
+        gradcheck(lambda t: t * 2, [x])
+
+
+def test_max_relative_error_is_u_shaped_in_eps():
+    model = culpa.nn.MLP([3, 4, 2], rng=0)
+    X = np.random.default_rng(2).standard_normal((5, 3))
+
+    def loss(*params):
+        return culpa.cross_entropy(model(X), [0, 1, 0, 1, 1])
+
+    errors = {eps: max_relative_error(loss, model.parameters(), eps=eps) for eps in (1e-1, 1e-5, 1e-11)}
+    assert errors[1e-5] < 1e-7
+    assert errors[1e-1] > 100 * errors[1e-5] and errors[1e-11] > 100 * errors[1e-5]
+
+
+def test_find_bad_gradients_names_missing_non_finite_and_all_zero():
+    model = culpa.nn.MLP([2, 3, 2], activation="relu", rng=0)
+    model.layers[0].bias.data[:] = -100.0  # every ReLU of layer 0 is dead: nothing flows below it
+    loss = culpa.cross_entropy(model(np.ones((4, 2))), [0, 1, 0, 1])
+    loss.backward()
+    problems = dict(find_bad_gradients(model))
+    # below the dead units nothing flows, and the weights above them multiply zeros
+    assert set(problems) == {"layers.0.weight", "layers.0.bias", "layers.1.weight"}
+    assert all(p.startswith("all zero") for p in problems.values())
+
+    model.layers[1].bias.grad = np.array([np.nan, 0.0])
+    model.layers[1].weight.grad = None
+    problems = dict(find_bad_gradients(model))
+    assert problems["layers.1.bias"].startswith("non-finite") and problems["layers.1.weight"].startswith(
+        "missing"
+    )
+
+
+def test_find_bad_gradients_accepts_dicts_pairs_and_tensors():
+    good, unused = Tensor([1.0], requires_grad=True, name="good"), Tensor([1.0], requires_grad=True)
+    (good * 2).sum().backward()
+    assert find_bad_gradients({"good": good, "unused": unused}) == [
+        ("unused", find_bad_gradients([unused])[0][1])
+    ]
+    assert [name for name, _ in find_bad_gradients([("a", unused), ("b", good)])] == ["a"]
+    assert [name for name, _ in find_bad_gradients([good, unused])] == ["parameter 1"]
+    assert find_bad_gradients(model_with_all_good_grads()) == []
+
+
+def model_with_all_good_grads():
+    model = culpa.nn.MLP([2, 3, 2], rng=0)
+    culpa.cross_entropy(model(np.ones((2, 2))), [0, 1]).backward()
+    return model

@@ -1,0 +1,89 @@
+"""culpa.nn: Linear (z = W h + b), MLP, SGD, reproducible initialisation."""
+
+import numpy as np
+import pytest
+
+import culpa
+from culpa import Tensor
+from culpa.nn import MLP, SGD, Linear
+
+
+def test_linear_shapes_and_both_ways_of_writing_it():
+    layer = Linear(4, 3, rng=0)
+    assert layer.weight.shape == (3, 4) and layer.bias.shape == (3,)
+    h = np.arange(4.0)
+    assert np.allclose(layer(h).data, layer.weight.data @ h + layer.bias.data)  # W h + b
+    X = np.random.default_rng(0).standard_normal((5, 4))
+    assert np.allclose(layer(X).data, X @ layer.weight.data.T + layer.bias.data)  # rows of a batch
+    assert [name for name, _ in layer.named_parameters()] == ["weight", "bias"]
+    assert layer.parameters() == [layer.weight, layer.bias]
+    assert repr(layer) == "Linear(in_features=4, out_features=3)"
+
+
+def test_initialisation_is_reproducible_from_a_seed_or_a_generator():
+    assert np.array_equal(Linear(4, 3, rng=7).weight.data, Linear(4, 3, rng=7).weight.data)
+    assert not np.array_equal(Linear(4, 3, rng=7).weight.data, Linear(4, 3, rng=8).weight.data)
+    a = MLP([2, 3, 2], rng=np.random.default_rng(5))
+    b = MLP([2, 3, 2], rng=np.random.default_rng(5))
+    assert all(np.array_equal(p.data, q.data) for p, q in zip(a.parameters(), b.parameters(), strict=True))
+    assert not np.array_equal(a.layers[0].weight.data[:2, :2], a.layers[1].weight.data[:2, :2])
+
+
+def test_mlp_layers_names_and_dtype():
+    model = MLP([2, 8, 4, 3], activation="relu", rng=0, dtype=np.float32)
+    assert [(layer.weight.shape, layer.bias.shape) for layer in model.layers] == [
+        ((8, 2), (8,)),
+        ((4, 8), (4,)),
+        ((3, 4), (3,)),
+    ]
+    names = [name for name, _ in model.named_parameters()]
+    assert names == [
+        "layers.0.weight",
+        "layers.0.bias",
+        "layers.1.weight",
+        "layers.1.bias",
+        "layers.2.weight",
+        "layers.2.bias",
+    ]
+    assert [p.name for p in model.parameters()] == names
+    assert all(p.dtype == np.float32 for p in model.parameters())
+    assert model(np.ones((5, 2), dtype=np.float32)).dtype == np.float32
+    assert len(model.blocks()) == 3
+
+
+@pytest.mark.parametrize(
+    "activation, fn",
+    [("tanh", np.tanh), ("sigmoid", lambda z: 1 / (1 + np.exp(-z))), ("relu", lambda z: np.maximum(z, 0))],
+)
+def test_mlp_forward_is_layers_with_the_activation_between(activation, fn):
+    model = MLP([3, 4, 2], activation=activation, rng=0)
+    x = np.random.default_rng(0).standard_normal((5, 3))
+    (W1, b1), (W2, b2) = [(layer.weight.data, layer.bias.data) for layer in model.layers]
+    assert np.allclose(model(x).data, fn(x @ W1.T + b1) @ W2.T + b2)
+
+
+def test_sgd_step_and_zero_grad():
+    w = Tensor([1.0, 2.0], requires_grad=True)
+    untouched = Tensor([5.0], requires_grad=True)
+    optimizer = SGD([w, untouched], lr=0.5)
+    (w * w).sum().backward()
+    optimizer.step()
+    assert np.array_equal(w.data, [0.0, 0.0]) and np.array_equal(untouched.data, [5.0])
+    optimizer.zero_grad()
+    assert w.grad is None
+
+
+def test_training_lowers_the_loss():
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((64, 2))
+    y = (X[:, 0] * X[:, 1] > 0).astype(int)
+    model = MLP([2, 16, 2], rng=0)
+    optimizer = SGD(model.parameters(), lr=0.5)
+    losses = []
+    for _ in range(200):
+        optimizer.zero_grad()
+        loss = culpa.cross_entropy(model(X), y)
+        loss.backward()
+        optimizer.step()
+        losses.append(loss.item())
+    assert losses[-1] < 0.5 * losses[0]
