@@ -1,0 +1,101 @@
+"""Page 02, the chain rule on a recorded graph: what culpa records, and the backward sweep done by hand.
+
+The sections are shown, in this order, on docs/pt/02-chain-rule.md and docs/en/02-chain-rule.md;
+the tests run them in one fresh interpreter and compare what they print with what the pages show.
+Costs are counted (ops, multiply-adds), never timed, so the output is the same on every machine.
+"""
+
+# --8<-- [start:record]
+import numpy as np
+
+import culpa
+
+x = culpa.Tensor(0.5, requires_grad=True, name="x")
+a = x.tanh()  # a = tanh(x)
+b = a.exp()  # b = e^a
+L = b**2  # L = b^2
+a.name, b.name, L.name = "a", "b", "L"
+
+graph = culpa.graph.export(L)  # (1)!
+for node in graph["nodes"]:
+    made_of = f"{node['op']} of node {node['parents'][0]}" if node["parents"] else "leaf (an input)"
+    print(f"node {node['id']}  {node['name']}  {made_of:<16}  value {node['value']:.4f}")
+print("backward will visit the nodes in the order", graph["backward_order"])
+# --8<-- [end:record]
+
+# --8<-- [start:by_hand]
+L.backward()  # culpa's sweep, from dL/dL = 1 back to x
+
+g = 1.0  # dL/dL: where every backward sweep starts
+for op, local, node in [
+    ("pow", 2 * b.data, b),  # d(b^2)/db = 2b
+    ("exp", b.data, a),  # d(e^a)/da = e^a, which is b again
+    ("tanh", 1 - a.data**2, x),  # d tanh(x)/dx = 1 - tanh(x)^2 = 1 - a^2
+]:
+    g = g * local  # (1)!
+    step = f"through {op:<4} local derivative {local:.4f} -> dL/d{node.name} = {g:.4f}"
+    print(step, f"  culpa: {node.grad:.4f}")
+# --8<-- [end:by_hand]
+
+# --8<-- [start:closed_form]
+exact = 2 * (1 - np.tanh(0.5) ** 2) * np.exp(2 * np.tanh(0.5))  # L = e^(2 tanh x), differentiated on paper
+print(f"on paper: {exact:.4f}   product of the three factors: {2 * b.data * b.data * (1 - a.data**2):.4f}")
+# --8<-- [end:closed_form]
+
+# --8<-- [start:local]
+def through_tanh(rest):
+    """Build u -> tanh -> rest, sweep back, and return what tanh received and what it passed on."""
+    u = culpa.Tensor(0.5, requires_grad=True)
+    t = u.tanh()
+    rest(t).backward()
+    return t.grad, u.grad
+
+
+downstream = {
+    "exp, then square": lambda t: t.exp() ** 2,
+    "times 3, minus 1, squared": lambda t: (t * 3 - 1) ** 2,
+    "sigmoid": lambda t: t.sigmoid(),
+}
+for name, rest in downstream.items():
+    received, passed = through_tanh(rest)
+    print(f"{name:<26} tanh received {received:+.4f}, passed on {passed:+.4f}, ratio {passed / received:.4f}")
+print(f"1 - tanh(0.5)^2 = {1 - np.tanh(0.5) ** 2:.4f}")
+# --8<-- [end:local]
+
+# --8<-- [start:one_sweep]
+def multiply_adds(graph):
+    """Multiply-adds of the recorded matrix products, forward and backward (the rest is small change)."""
+    nodes = graph["nodes"]
+    forward = backward = 0
+    for node in nodes:
+        if node["op"] in ("linear", "matmul"):
+            x, w = (nodes[i] for i in node["parents"][:2])  # the data flowing in, and the weights
+            work = int(np.prod(node["shape"])) * x["shape"][-1]  # (1)!
+            forward += work
+            backward += work * (x["requires_grad"] + w["requires_grad"])  # (2)!
+    return forward, backward
+
+
+rng = np.random.default_rng(0)
+X = rng.normal(size=(32, 2))  # a batch of 32 points
+labels = (X[:, 0] * X[:, 1] > 0).astype(int)
+
+print("width  params  ops    forward   backward  back/fwd  two-sided/backprop")
+rows = {}
+for width in [4, 16, 64, 256]:
+    model = culpa.nn.MLP([2, width, width, 2], rng=0)
+    loss = culpa.cross_entropy(model(X), labels)
+    recorded = culpa.graph.export(loss)
+    n = sum(p.data.size for p in model.parameters())
+    ops = sum(node["op"] != "leaf" for node in recorded["nodes"])
+    forward, backward = multiply_adds(recorded)
+    finite_differences = 2 * n * forward  # (3)!
+    versus = finite_differences / (forward + backward)
+    rows[width] = (n, ops, forward, backward, versus)
+    row = f"{width:>5} {n:>7,} {ops:>4} {forward:>10,} {backward:>10,}"
+    print(row, f"{backward / forward:>8.2f} {versus:>19,.0f}")
+
+loss.backward()  # one sweep through the widest model
+filled = sum(p.grad.size for p in model.parameters())
+print(f"one backward sweep filled {filled:,} of {n:,} gradients")
+# --8<-- [end:one_sweep]
