@@ -91,6 +91,11 @@ def number(value, spec: str = "", lang: str = "en") -> str:
     return localize(format(value, spec), lang)
 
 
+def sequence(texts, lang: str, brackets: str = "()") -> str:
+    """Numbers already written for `lang`, as a list: (0,659; 0,242) in pt, where en writes (0.659, 0.242)."""
+    return brackets[:1] + ("; " if lang == "pt" else ", ").join(texts) + brackets[1:]
+
+
 class Localized(Formatter):
     """Wraps a matplotlib tick formatter and writes its labels in the page's language."""
 

@@ -51,18 +51,19 @@ def data() -> dict:
 def _alt(lang: str) -> str:
     d = data()
 
-    def vec(values):
-        return "(" + ("; " if lang == "pt" else ", ").join(style.number(v, ".3f", lang) for v in values) + ")"
+    def vec(values, spec=".3f"):
+        return style.sequence([style.number(v, spec, lang) for v in values], lang)
 
+    p, y, grad = vec(d["p"]), vec(d["y"], ".0f"), vec(d["grad"])
     if lang == "pt":
-        return (f"Gráfico de barras das três classes do exemplo resolvido: p = {vec(d['p'])}, o alvo one-hot "
-                f"y = (1; 0; 0) e a diferença p − y = {vec(d['grad'])}. Repare que só a classe observada "
-                "recebe gradiente negativo (seu logit sobe) e que cada classe errada é empurrada para baixo "
-                "na proporção da probabilidade que levou.")
-    return (f"Bar chart of the worked example's three classes: p = {vec(d['p'])}, the one-hot target "
-            f"y = (1, 0, 0) and their difference p − y = {vec(d['grad'])}. Notice that only the observed "
-            "class gets a negative gradient (its logit goes up) and that each wrong class is pushed down "
-            "in proportion to the probability it took.")
+        return style.prose(f"""Gráfico de barras das três classes do exemplo resolvido: p = {p}, o alvo
+            one-hot y = {y} e a diferença p − y = {grad}. Repare que só a classe observada recebe gradiente
+            negativo (seu logit sobe) e que cada classe errada é empurrada para baixo na proporção da
+            probabilidade que levou.""")
+    return style.prose(f"""Bar chart of the worked example's three classes: p = {p}, the one-hot target
+        y = {y} and their difference p − y = {grad}. Notice that only the observed class gets a negative
+        gradient (its logit goes up) and that each wrong class is pushed down in proportion to the
+        probability it took.""")
 
 
 ALT = {lang: _alt(lang) for lang in style.LANGS}
