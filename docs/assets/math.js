@@ -4,6 +4,8 @@
 (function () {
   function report(message, err) {
     // A formula that KaTeX cannot parse must be loud: the browser tests fail on console errors.
+    // auto-render calls this only when KaTeX throws (throwOnError, the default), and then leaves the
+    // formula's source in the page; with throwOnError: false it would draw a red error silently.
     console.error("KaTeX: " + message, err);
   }
   var mdDelimiters = [
@@ -18,10 +20,10 @@
   ];
   function typeset(root) {
     root.querySelectorAll(".arithmatex").forEach(function (el) {
-      renderMathInElement(el, { delimiters: mdDelimiters, throwOnError: false, errorCallback: report });
+      renderMathInElement(el, { delimiters: mdDelimiters, errorCallback: report });
     });
     root.querySelectorAll(".jp-RenderedMarkdown, .jp-MarkdownOutput").forEach(function (el) {
-      renderMathInElement(el, { delimiters: notebookDelimiters, throwOnError: false, errorCallback: report });
+      renderMathInElement(el, { delimiters: notebookDelimiters, errorCallback: report });
     });
   }
   if (typeof document$ !== "undefined") {
