@@ -1,0 +1,96 @@
+"""Page 05, branching and accumulation: a value used twice gets the sum of both contributions.
+
+The sections are shown, in this order, on docs/pt/05-branching.md and docs/en/05-branching.md; the tests run
+them in one fresh interpreter and compare what they print with what the pages show.
+"""
+
+# --8<-- [start:two_paths]
+import numpy as np
+
+import culpa
+
+x = culpa.Tensor(2.0, requires_grad=True)
+u = 3 * x  # path 1
+v = x**2  # path 2: the same x, used a second time
+L = u * v  # L = 3x * x^2 = 3x^3
+L.backward()
+
+via_u = u.grad * 3  # dL/du * du/dx
+via_v = v.grad * 2 * x.data  # dL/dv * dv/dx
+print("L =", L.item())
+print("through u:", via_u, "  through v:", via_v, "  sum:", via_u + via_v)
+print("culpa's x.grad =", x.grad)
+# --8<-- [end:two_paths]
+
+# --8<-- [start:check]
+def f(x):
+    return (3 * x) * x**2
+
+
+h = 1e-5
+print("two-sided estimate:", round((f(2.0 + h) - f(2.0 - h)) / (2 * h), 6))
+print("by hand, 9x^2 at x = 2:", 9 * 2.0**2)
+# --8<-- [end:check]
+
+# --8<-- [start:two_calls]
+again = (3 * x) * x**2  # the same function, recorded a second time
+again.backward()  # x.grad was not reset: the new 36 is added to the old one
+print("after a second backward:", x.grad)
+
+x.zero_grad()  # back to None: the next backward starts from nothing
+(3 * x * x**2).backward()
+print("after zero_grad and a backward:", x.grad)
+# --8<-- [end:two_calls]
+
+# --8<-- [start:data]
+rng = np.random.default_rng(0)
+X = rng.normal(size=(32, 2))  # 32 examples, 2 features
+t = X @ np.array([2.0, -1.0]) + 0.5  # targets from a line the model can learn exactly
+
+
+def mse(model, X, t):
+    """Mean squared error of a linear model on the rows of X."""
+    pred = model(culpa.Tensor(X)).reshape(-1)
+    return ((pred - culpa.Tensor(t)) ** 2).mean()
+# --8<-- [end:data]
+
+# --8<-- [start:forgot]
+def train(zero_grad, steps=40, lr=0.1):
+    model = culpa.nn.Linear(2, 1, rng=1)
+    params = model.parameters()
+    opt = culpa.nn.SGD(params, lr=lr)
+    losses, growth = [], []
+    for _ in range(steps):
+        if zero_grad:
+            opt.zero_grad()  # (1)!
+        before = np.concatenate([np.zeros(p.data.size) if p.grad is None else p.grad.ravel() for p in params])
+        loss = mse(model, X, t)
+        loss.backward()
+        used = np.concatenate([p.grad.ravel() for p in params])  # what opt.step() will use
+        fresh = used - before  # what this step's loss alone contributed
+        losses.append(loss.item())
+        growth.append(np.linalg.norm(used) / np.linalg.norm(fresh))  # (2)!
+        opt.step()
+    return losses, growth
+
+
+good, _ = train(zero_grad=True)
+bad, growth = train(zero_grad=False)
+print("step   loss (zeroed)   loss (forgot)   used/fresh gradient")
+for step in [0, 1, 2, 3, 4, 8, 12, 16, 20, 24, 28, 32, 36]:
+    print(f"{step:4d}   {good[step]:13.4f}   {bad[step]:13.4f}   {growth[step]:19.1f}")
+print(f"after 40 steps: {good[-1]:.4f} vs {bad[-1]:.4f}")
+# --8<-- [end:forgot]
+
+# --8<-- [start:micro_batches]
+model = culpa.nn.Linear(2, 1, rng=1)
+mse(model, X, t).backward()  # the whole batch of 32 at once
+full = [p.grad.copy() for p in model.parameters()]
+
+model.zero_grad()  # a new batch begins: start from nothing...
+for rows in np.split(np.arange(32), 4):  # ...then 4 micro-batches of 8, one backward each
+    (mse(model, X[rows], t[rows]) * (len(rows) / len(X))).backward()  # (1)!
+
+same = all(np.allclose(p.grad, g) for p, g in zip(model.parameters(), full, strict=True))
+print("4 accumulated micro-batches == 1 full batch:", same)
+# --8<-- [end:micro_batches]
