@@ -14,7 +14,7 @@ np.set_printoptions(precision=4, suppress=True)
 
 rng = np.random.default_rng(0)
 X = rng.normal(size=(8, 2))  # eight points in the plane
-labels = (X[:, 0] * X[:, 1] > 0).astype(int)  # class 1 where both coordinates share a sign
+labels = (X[:, 0] * X[:, 1] > 0).astype(int)  # 1 where both coordinates share a sign
 model = culpa.nn.MLP([2, 4, 2], rng=0)  # 2 inputs -> 4 tanh units -> 2 logits
 params = model.parameters()
 n_params = sum(p.data.size for p in params)
@@ -56,7 +56,7 @@ print(f"slope of that knob: {slope:+.6f}")
 
 # --8<-- [start:estimate]
 def estimate_slopes(loss_fn, params, eps, two_sided):
-    """Nudge every knob in turn and rerun the model: the one-sided or the two-sided estimate."""
+    """Nudge every knob in turn, rerunning the model: the one- or two-sided estimate."""
     base = None if two_sided else loss_fn()  # (1)!
     slopes = []
     for p in params:
@@ -83,18 +83,19 @@ forward_passes = 0
 two_sided = estimate_slopes(loss_fn, params, eps, two_sided=True)
 two_sided_passes = forward_passes
 
-library = culpa.check.finite_difference(lambda *_: run_model(), params, eps, method="central")  # (3)!
-same = all(np.allclose(a, b) for a, b in zip(library, two_sided, strict=True))
+ready_made = culpa.check.finite_difference(lambda *_: run_model(), params, eps)  # (3)!
+same = all(np.allclose(a, b) for a, b in zip(ready_made, two_sided, strict=True))
 
 print("one-sided:", one_sided_passes, "forward passes for", n_params, "parameters")
 print("two-sided:", two_sided_passes, "forward passes for", n_params, "parameters")
-print(f"the knob we nudged by hand: one-sided {one_sided[0][1, 0]:+.6f}, two-sided {two_sided[0][1, 0]:+.6f}")
+print(f"the knob we nudged by hand: one-sided {one_sided[0][1, 0]:+.6f},", end=" ")
+print(f"two-sided {two_sided[0][1, 0]:+.6f}")
 print("culpa.check.finite_difference gives the same slopes:", same)
 # --8<-- [end:estimate]
 
 # --8<-- [start:error]
 loss = run_model()  # the same loss, this time recorded...
-loss.backward()  # ...so that culpa can give the exact slopes (pages 02 to 06 explain how)
+loss.backward()  # ...so that culpa can give the exact slopes (pages 02 to 06: how)
 exact = [p.grad.copy() for p in params]
 
 
@@ -105,11 +106,13 @@ def worst_error(estimate):
 errors = {}
 print("   eps    one-sided   two-sided")
 for step in [1e-1, 1e-2, 1e-3, 1e-4]:
-    errors[step] = [worst_error(estimate_slopes(loss_fn, params, step, two_sided=t)) for t in (False, True)]
+    errors[step] = [worst_error(estimate_slopes(loss_fn, params, step, sided))
+                    for sided in (False, True)]
     print(f"{step:6.0e}   {errors[step][0]:.1e}     {errors[step][1]:.1e}")
 
-# how much smaller the error gets, on average, for each tenfold smaller eps
-one_sided_gain, two_sided_gain = ((errors[1e-1][t] / errors[1e-4][t]) ** (1 / 3) for t in (0, 1))
+# how many times smaller each error gets, on average, for each tenfold smaller eps
+one_sided_gain = (errors[1e-1][0] / errors[1e-4][0]) ** (1 / 3)
+two_sided_gain = (errors[1e-1][1] / errors[1e-4][1]) ** (1 / 3)
 # --8<-- [end:error]
 
 # --8<-- [start:cost]
@@ -122,7 +125,8 @@ def passes_per_gradient(n, two_sided=True):
 
 
 def readable(seconds):
-    for unit, size in [("months", MONTH), ("days", 24 * 3600), ("hours", 3600), ("minutes", 60)]:
+    units = [("months", MONTH), ("days", 24 * 3600), ("hours", 3600), ("minutes", 60)]
+    for unit, size in units:
         if seconds >= size:
             return f"{seconds / size:.1f} {unit}"
     return f"{seconds:.0f} seconds"
@@ -132,7 +136,8 @@ small_n, qwen_n = 10_000, 27_000_000_000  # (1)!
 
 print(f"{'parameters':>16}  {'two-sided passes':>16}  at 1 ms per pass")
 for n in [small_n, 1_000_000, 1_000_000_000, qwen_n]:
-    print(f"{n:>16,}  {passes_per_gradient(n):>16,}  {readable(passes_per_gradient(n) * MS)}")
+    passes = passes_per_gradient(n)
+    print(f"{n:>16,}  {passes:>16,}  {readable(passes * MS)}")
 
 small, qwen = passes_per_gradient(small_n), passes_per_gradient(qwen_n)
 qwen_months = qwen * MS / MONTH
@@ -149,6 +154,7 @@ loss.backward()  # one backward sweep: every slope at once
 print("forward passes:", forward_passes, " backward sweeps: 1")
 print("slopes found:", sum(p.grad.size for p in params), "of", n_params)
 print(f"the knob we nudged by hand: {knob.grad[1, 0]:+.6f}")
-agree = all(np.allclose(p.grad, s, rtol=0, atol=1e-7) for p, s in zip(params, two_sided, strict=True))
+agree = all(np.allclose(p.grad, s, rtol=0, atol=1e-7)
+            for p, s in zip(params, two_sided, strict=True))
 print("agrees with the two-sided estimate:", agree)
 # --8<-- [end:backprop]

@@ -18,7 +18,8 @@ a.name, b.name, L.name = "a", "b", "L"
 
 graph = culpa.graph.export(L)  # (1)!
 for node in graph["nodes"]:
-    made_of = f"{node['op']} of node {node['parents'][0]}" if node["parents"] else "leaf (an input)"
+    parents = node["parents"]
+    made_of = f"{node['op']} of node {parents[0]}" if parents else "leaf (an input)"
     print(f"node {node['id']}  {node['name']}  {made_of:<16}  value {node['value']:.4f}")
 print("backward will visit the nodes in the order", graph["backward_order"])
 # --8<-- [end:record]
@@ -38,13 +39,14 @@ for op, local, node in [
 # --8<-- [end:by_hand]
 
 # --8<-- [start:closed_form]
-exact = 2 * (1 - np.tanh(0.5) ** 2) * np.exp(2 * np.tanh(0.5))  # L = e^(2 tanh x), differentiated on paper
-print(f"on paper: {exact:.4f}   product of the three factors: {2 * b.data * b.data * (1 - a.data**2):.4f}")
+on_paper = 2 * (1 - np.tanh(0.5) ** 2) * np.exp(2 * np.tanh(0.5))  # d/dx of e^(2 tanh x)
+factors = 2 * b.data * b.data * (1 - a.data**2)  # the three lenses, multiplied
+print(f"on paper: {on_paper:.4f}   product of the three factors: {factors:.4f}")
 # --8<-- [end:closed_form]
 
 # --8<-- [start:local]
 def through_tanh(rest):
-    """Build u -> tanh -> rest, sweep back, and return what tanh received and what it passed on."""
+    """Build u -> tanh -> rest, sweep back: what did tanh receive, what did it pass on?"""
     u = culpa.Tensor(0.5, requires_grad=True)
     t = u.tanh()
     rest(t).backward()
@@ -58,18 +60,19 @@ downstream = {
 }
 for name, rest in downstream.items():
     received, passed = through_tanh(rest)
-    print(f"{name:<26} tanh received {received:+.4f}, passed on {passed:+.4f}, ratio {passed / received:.4f}")
+    print(f"{name:<26} tanh received {received:+.4f}, passed on {passed:+.4f},", end="")
+    print(f" ratio {passed / received:.4f}")
 print(f"1 - tanh(0.5)^2 = {1 - np.tanh(0.5) ** 2:.4f}")
 # --8<-- [end:local]
 
 # --8<-- [start:one_sweep]
 def multiply_adds(graph):
-    """Multiply-adds of the recorded matrix products, forward and backward (the rest is small change)."""
+    """Multiply-adds of the recorded matrix products, forward and backward."""
     nodes = graph["nodes"]
     forward = backward = 0
     for node in nodes:
         if node["op"] in ("linear", "matmul"):
-            x, w = (nodes[i] for i in node["parents"][:2])  # the data flowing in, and the weights
+            x, w = (nodes[i] for i in node["parents"][:2])  # what flows in, the weights
             work = int(np.prod(node["shape"])) * x["shape"][-1]  # (1)!
             forward += work
             backward += work * (x["requires_grad"] + w["requires_grad"])  # (2)!
