@@ -55,6 +55,12 @@ def mse(model, X, t):
 # --8<-- [end:data]
 
 # --8<-- [start:forgot]
+def flat_grads(params):
+    """Every gradient in one vector (zeros where there is none yet)."""
+    return np.concatenate([np.zeros(p.data.size) if p.grad is None else p.grad.ravel()
+                           for p in params])
+
+
 def train(zero_grad, steps=40, lr=0.1):
     model = culpa.nn.Linear(2, 1, rng=1)
     params = model.parameters()
@@ -63,10 +69,10 @@ def train(zero_grad, steps=40, lr=0.1):
     for _ in range(steps):
         if zero_grad:
             opt.zero_grad()  # (1)!
-        before = np.concatenate([np.zeros(p.data.size) if p.grad is None else p.grad.ravel() for p in params])
+        before = flat_grads(params)
         loss = mse(model, X, t)
         loss.backward()
-        used = np.concatenate([p.grad.ravel() for p in params])  # what opt.step() will use
+        used = flat_grads(params)  # what opt.step() is about to use
         fresh = used - before  # what this step's loss alone contributed
         losses.append(loss.item())
         growth.append(np.linalg.norm(used) / np.linalg.norm(fresh))  # (2)!
@@ -88,9 +94,10 @@ mse(model, X, t).backward()  # the whole batch of 32 at once
 full = [p.grad.copy() for p in model.parameters()]
 
 model.zero_grad()  # a new batch begins: start from nothing...
-for rows in np.split(np.arange(32), 4):  # ...then 4 micro-batches of 8, one backward each
+for rows in np.split(np.arange(32), 4):  # ...then 4 micro-batches of 8
     (mse(model, X[rows], t[rows]) * (len(rows) / len(X))).backward()  # (1)!
 
-same = all(np.allclose(p.grad, g) for p, g in zip(model.parameters(), full, strict=True))
+pairs = zip(model.parameters(), full, strict=True)
+same = all(np.allclose(p.grad, g) for p, g in pairs)
 print("4 accumulated micro-batches == 1 full batch:", same)
 # --8<-- [end:micro_batches]

@@ -18,8 +18,9 @@ w = culpa.Tensor([2.0, -1.0], requires_grad=True)  # a leaf: made by you, not by
 y = w * 3.0  # a result: made by the op "mul"
 
 print("w: op =", w.op, "| parents:", len(w._parents), "| grad:", w.grad)
-print("y: op =", y.op, "| parents:", [p.op for p in y._parents], "| requires_grad:", y.requires_grad)
-print("y's parents are w and a constant:", y._parents[0] is w, y._parents[1].requires_grad)
+print("y: op =", y.op, "| parents:", [p.op for p in y._parents], "| grad:", y.grad)
+print("y's first parent is w:", y._parents[0] is w)
+print("the second, the constant 3.0, requires grad:", y._parents[1].requires_grad)
 # --8<-- [end:tensor]
 
 # --8<-- [start:local]
@@ -27,10 +28,11 @@ g = np.array([1.0, 10.0])  # pretend this gradient arrives from downstream
 print("mul hands back:", y._backward(g))  # (1)!
 
 t = w.tanh()
-print("tanh hands back:", t._backward(np.ones(2)), "= 1 - tanh(w)^2:", 1 - np.tanh(w.data) ** 2)
+print("tanh hands back:", t._backward(np.ones(2)))
+print("1 - tanh(w)^2 =", 1 - np.tanh(w.data) ** 2)
 
 constant = culpa.Tensor([2.0, -1.0]) * 3.0  # no input requires grad: nothing to record
-print("ops on constants record nothing:", constant.requires_grad, constant._parents, constant._backward)
+print("ops on constants record nothing:", constant._parents, constant._backward)
 # --8<-- [end:local]
 
 # --8<-- [start:matmul]
@@ -44,7 +46,8 @@ print("dL/dA = G @ B.T:", np.allclose(A.grad, G @ B.data.T), A.grad.shape)
 print("dL/dB = A.T @ G:", np.allclose(B.grad, A.data.T @ G), B.grad.shape)
 # --8<-- [end:matmul]
 
-from culpa import topo_order, unbroadcast  # noqa: E402  (on the page, the engine's listings define these two)
+# On the page, the engine's listings just above define these two; run alone, import them.
+from culpa import topo_order, unbroadcast  # noqa: E402
 
 # --8<-- [start:broadcast]
 X = culpa.Tensor(np.ones((4, 3)))  # a batch of 4 rows
@@ -164,7 +167,8 @@ def value_graph():
 
 
 print("culpa graph, objects left:", left_for_the_cycle_collector(culpa_graph))
-print("closure that holds its output, objects left > 0:", left_for_the_cycle_collector(value_graph) > 0)
+naive_left = left_for_the_cycle_collector(value_graph)
+print("closure that holds its output, objects left > 0:", naive_left > 0)
 # --8<-- [end:cycles]
 
 # --8<-- [start:no_grad]

@@ -16,7 +16,7 @@ sizes = [4, 5, 4, 3]  # 4 inputs, hidden layers of 5 and 4 units, 3 classes
 depth = len(sizes) - 1  # layers l = 1, 2, 3
 net = culpa.nn.MLP(sizes, activation="sigmoid", rng=0)  # float64 weights, fixed seed
 
-# the same weights as plain NumPy arrays, indexed like the formulas: W[1], b[1], ..., W[3], b[3]
+# the same weights as plain NumPy arrays, indexed like the formulas: W[1] ... W[3]
 W = {l: layer.weight.data.copy() for l, layer in enumerate(net.layers, start=1)}
 b = {l: layer.bias.data.copy() for l, layer in enumerate(net.layers, start=1)}
 
@@ -41,10 +41,10 @@ def softmax(z):
 
 
 def forward(W, b, x):
-    """Run the network on x and keep every z^(l) and a^(l): the guideline for the way back."""
+    """Run the network on x; keep every z^(l) and a^(l): the guideline back."""
     z, a = {}, {0: x}  # a^(0) is the input itself
     for l in range(1, depth + 1):
-        z[l] = W[l] @ a[l - 1] + b[l]  # mix the inputs with the weights...
+        z[l] = W[l] @ a[l - 1] + b[l]  # mix: a weighted sum plus a bias
         a[l] = sigmoid(z[l]) if l < depth else softmax(z[l])  # (1)!
     return z, a
 
@@ -61,7 +61,7 @@ print("L =", loss.round(3))
 # --8<-- [start:output_delta]
 delta = {depth: p - y}  # the output layer's blame: page 03's p - y
 
-logits = culpa.Tensor(z[depth], requires_grad=True)  # the same logits, given to culpa's fused op
+logits = culpa.Tensor(z[depth], requires_grad=True)  # the same logits, for culpa
 culpa.cross_entropy(logits, c).backward()
 
 print("delta3 =", delta[depth])
@@ -73,21 +73,24 @@ for l in range(depth - 1, 0, -1):  # l = 2, then 1: against the flow
     delta[l] = (W[l + 1].T @ delta[l + 1]) * a[l] * (1 - a[l])  # (1)!
 
 for l in sorted(delta, reverse=True):
-    print(f"delta{l} = {np.array2string(delta[l], precision=4)}  size {np.linalg.norm(delta[l]):.4f}")
+    size = np.linalg.norm(delta[l])
+    print(f"delta{l} = {np.array2string(delta[l], precision=4)}  size {size:.4f}")
 
-paths = int(np.prod(sizes[2:]))  # from a layer-1 weight to L: one unit to pass through in each layer above
-deep_paths_zeros = len(str(100**9)) - 1  # the same count for 10 layers of 100 units: 100**9
-print("paths from one layer-1 weight to L:", paths, f"(10 layers of 100 units: 10^{deep_paths_zeros})")
+paths = int(np.prod(sizes[2:]))  # layer-1 weight to L: pick one unit per layer above
+deep_paths_zeros = len(str(100**9)) - 1  # the same count, 10 layers of 100 units
+print("paths from one layer-1 weight to L:", paths)
+print(f"with 10 layers of 100 units: 10^{deep_paths_zeros}")
 # --8<-- [end:backward]
 
 # --8<-- [start:slopes]
-grad_W = {l: np.outer(delta[l], a[l - 1]) for l in delta}  # blame times input: dL/dW = delta a^T
+grad_W = {l: np.outer(delta[l], a[l - 1]) for l in delta}  # dL/dW = delta a^T
 grad_b = {l: delta[l] for l in delta}  # a bias's input is always 1
 
-i, j = 1, 3  # one knob: the weight from unit 3 of layer 1 into unit 1 of layer 2 (counting from 0)
-print(f"dL/dW2[1,3] = delta2[1] * a1[3] = {delta[2][i]:.7f} * {a[1][j]:.7f} = {grad_W[2][i, j]:.7f}")
+i, j = 1, 3  # one knob: from unit 3 of layer 1 into unit 1 of layer 2 (from 0)
+print(f"delta2[1] * a1[3] = {delta[2][i]:.7f} * {a[1][j]:.7f}")
+print(f"dL/dW2[1,3]      = {grad_W[2][i, j]:.7f}")
 
-eps = 1e-6  # check that one slope the slow way: nudge the knob both ways, rerun everything
+eps = 1e-6  # the slow way, for this one knob: nudge it both ways, rerun everything
 W_up = {**W, 2: W[2].copy()}
 W_down = {**W, 2: W[2].copy()}
 W_up[2][i, j] += eps
@@ -95,7 +98,7 @@ W_down[2][i, j] -= eps
 loss_up = -np.log(forward(W_up, b, x)[1][depth][c])
 loss_down = -np.log(forward(W_down, b, x)[1][depth][c])
 nudged = (loss_up - loss_down) / (2 * eps)
-print(f"nudge and rerun:  {nudged:.7f}")
+print(f"nudge and rerun  = {nudged:.7f}")
 # --8<-- [end:slopes]
 
 # --8<-- [start:culpa]
@@ -116,10 +119,13 @@ print("largest difference below 1e-12:", worst < 1e-12)
 
 # --8<-- [start:cost]
 forward_madds = sum(W[l].size for l in W)  # one multiply-add per weight: W a
-backward_madds = sum(W[l].size for l in W if l > 1) + sum(W[l].size for l in W)  # W^T delta, delta a^T
+message_madds = sum(W[l].size for l in W if l > 1)  # W^T delta, except into the input
+slope_madds = sum(W[l].size for l in W)  # delta a^T, one per weight
+backward_madds = message_madds + slope_madds
 
 print("multiply-adds, forward :", forward_madds)
 print("multiply-adds, backward:", backward_madds)
-print("backprop, in forward passes:", round((forward_madds + backward_madds) / forward_madds, 1))
+both = (forward_madds + backward_madds) / forward_madds
+print("backprop, in forward passes:", round(both, 1))
 print("forward differences, in forward passes:", n_params + 1)
 # --8<-- [end:cost]
