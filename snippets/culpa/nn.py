@@ -88,14 +88,17 @@ class MLP(Module):
                 for i, layer in enumerate(self.layers) for name, p in layer.named_parameters()]
 
     def __call__(self, x):
+        activation = getattr(Tensor, self.activation)
         for layer in self.layers[:-1]:
-            x = getattr(layer(x), self.activation)()
+            x = activation(layer(x))
         return self.layers[-1](x)
 
     def blocks(self):
         """The forward pass as a list of functions (layer then activation), e.g. for checkpoint_sequential."""
+        activation = getattr(Tensor, self.activation)
+
         def activated(layer):
-            return lambda x: getattr(layer(x), self.activation)()
+            return lambda x: activation(layer(x))
 
         return [activated(layer) for layer in self.layers[:-1]] + [self.layers[-1]]
 

@@ -276,24 +276,25 @@ class Tensor:
                 g = grads.pop(node, None)
                 if g is None:  # a constant: nothing flows to it
                     continue
-                if node._backward is _released:
+                local_backward, data = node._backward, node.data
+                if local_backward is _released:
                     raise RuntimeError(
                         f"backward: the graph through op {node.op!r} was already used by a backward pass "
                         "and released, so this pass stopped there (its gradients are incomplete). Run the "
                         "forward pass again, or call the first backward(retain_graph=True)."
                     )
-                if type(g) is not np.ndarray or g.dtype != node.data.dtype:
-                    g = np.asarray(g, dtype=node.data.dtype)
+                if type(g) is not np.ndarray or (g.dtype is not data.dtype and g.dtype != data.dtype):
+                    g = np.asarray(g, dtype=data.dtype)  # a NumPy scalar, or a mixed-dtype result
                 node.grad = g if node.grad is None else node.grad + g
-                if node._backward is None:  # a leaf
+                if local_backward is None:  # a leaf
                     continue
-                try:
-                    parent_grads = node._backward(g)
-                except FloatingPointError as error:
-                    parent_grads = _recheck_non_finite(node, g, error)
                 parents = node._parents
                 if not retain_graph:  # drop the links now, so that activations are freed as we go
                     node._backward, node._parents = _released, ()
+                try:
+                    parent_grads = local_backward(g)
+                except FloatingPointError as error:
+                    parent_grads = _recheck_non_finite(node, local_backward, g, error)
                 for parent, pg in zip(parents, parent_grads, strict=True):
                     if pg is not None:
                         grads[parent] = grads[parent] + pg if parent in grads else pg
@@ -304,10 +305,10 @@ def _released(g):
     raise AssertionError("unreachable: backward checks for a released graph first")
 
 
-def _recheck_non_finite(node, g, error):
+def _recheck_non_finite(node, local_backward, g, error):
     """NumPy flagged NaN/inf in node's backward: confirm it on the values, then name the op."""
     with np.errstate(all="ignore"):
-        parent_grads = node._backward(g)
+        parent_grads = local_backward(g)
     if all(pg is None or np.isfinite(pg).all() for pg in parent_grads):
         return parent_grads  # a spurious flag (some BLAS builds raise them): the values are fine
     name = f" (name {node.name!r})" if node.name else ""
@@ -326,7 +327,7 @@ def _seed(grad, root):
                 f"shape {root.data.shape}. Reduce it first (e.g. .sum() or .mean()), or pass the gradient of "
                 f"the final result with respect to it: an array of shape {root.data.shape}."
             )
-        return np.ones_like(root.data)
+        return np.array(1, dtype=root.data.dtype).reshape(root.data.shape)
     grad = _to_array(grad).astype(root.data.dtype, copy=False)
     if grad.shape != root.data.shape:
         raise ValueError(f"backward: the gradient has shape {grad.shape}, but the tensor has shape "
@@ -452,13 +453,15 @@ def cross_entropy(logits, target):
 
 
 def _class_indices(target, rows, shape):
-    target = np.asarray(target.data if isinstance(target, Tensor) else target)
-    if target.dtype.kind == "f" and (target == target.round()).all():
-        target = target.astype(np.intp)  # a Tensor of class indices holds them as floats
-    if target.dtype.kind not in "iu":
-        raise TypeError(f"cross_entropy: target must hold integer class indices, got dtype {target.dtype}")
-    target, n, classes = target.reshape(-1), rows.shape[0], rows.shape[-1]
-    if rows.ndim != 2 or target.shape[0] != n or target.min() < 0 or target.max() >= classes:
+    if type(target) is not np.ndarray or target.ndim != 1 or target.dtype.kind not in "iu":
+        target = np.asarray(target.data if isinstance(target, Tensor) else target)
+        if target.dtype.kind == "f" and (target == target.round()).all():
+            target = target.astype(np.intp)  # a Tensor of class indices holds them as floats
+        if target.dtype.kind not in "iu":
+            raise TypeError(f"cross_entropy: target must hold integer class indices, not {target.dtype}")
+        target = target.reshape(-1)
+    classes = rows.shape[-1]
+    if rows.ndim != 2 or target.shape[0] != rows.shape[0] or not 0 <= target.min() <= target.max() < classes:
         raise ValueError(f"cross_entropy: logits of shape {shape} need one class index in "
                          f"[0, {classes}) per row, as integers; got target {target.tolist()}")
     return target

@@ -1,0 +1,329 @@
+"""How fast is culpa? One MLP training step (forward, backward, SGD update), side by side with the floor.
+
+Run it with one command (it re-executes itself with one BLAS thread, see below):
+
+    python -m culpa.benchmark            # the full tables (a few minutes)
+    python -m culpa.benchmark --quick    # fewer rounds, to see that it works
+
+Contenders, on the same network, data and initial weights, at the same thread count:
+
+* culpa: `MLP`, `cross_entropy`, `backward`, `SGD`, as every page uses them;
+* numpy: the same forward and backward written out by hand in NumPy: the same BLAS calls and nothing
+  else, the floor an engine can approach;
+* torch: PyTorch CPU eager (when installed), `nn.Sequential` of `nn.Linear` and `nn.Tanh`,
+  `F.cross_entropy`, and the update as a plain `p.add_(p.grad, alpha=-lr)` loop (faster than
+  `torch.optim.SGD` at small sizes, so torch is shown at its best).
+
+Every number is a median over rounds; in each round every contender runs a block of steps, in an order
+that rotates from round to round, so that a slow spell of a shared machine hits them all alike. Ratios are
+taken within a round, then the median is reported. BLAS threads are pinned to 1 (OMP_NUM_THREADS,
+OPENBLAS_NUM_THREADS, MKL_NUM_THREADS must be set before NumPy loads, hence the re-execution;
+torch.set_num_threads(1)).
+
+`fd_vs_backprop(param_counts)` measures the cost of a finite-difference gradient against one backward
+pass and returns the data (a figure plots it).
+"""
+
+import argparse
+import os
+import platform
+import statistics
+import sys
+import time
+
+import numpy as np
+
+import culpa
+
+THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+
+# (name, layer sizes, batch)
+SIZES = [
+    ("tiny", [2, 16, 16, 2], 32),
+    ("small", [64, 128, 10], 64),
+    ("medium", [784, 256, 10], 128),
+    ("large", [784, 1024, 1024, 10], 256),
+]
+# the issue's targets: culpa/numpy at most, culpa/torch at most, backward/forward at most
+TARGETS = {
+    "tiny": (1.5, 1.0, 2.0),
+    "small": (1.25, 1.0, 2.0),
+    "medium": (1.1, 1.0, 2.0),
+    "large": (1.1, 1.05, 2.0),
+}
+LR = 1e-3
+
+
+def problem(sizes, batch, dtype, seed=0):
+    """A batch of inputs and class labels for an MLP of `sizes`."""
+    rng = np.random.default_rng(seed)
+    return rng.standard_normal((batch, sizes[0])).astype(dtype), rng.integers(0, sizes[-1], batch)
+
+
+class CulpaStep:
+    name = "culpa"
+
+    def __init__(self, model, x, y):
+        self.model, self.x, self.y = model, culpa.Tensor(x), y
+        self.optimizer = culpa.nn.SGD(model.parameters(), lr=LR)
+
+    def __call__(self):
+        self.optimizer.zero_grad()
+        loss = culpa.cross_entropy(self.model(self.x), self.y)
+        loss.backward()
+        self.optimizer.step()
+        return loss
+
+    def split(self):
+        """(forward seconds, backward seconds) of one step: the forward includes the loss."""
+        self.optimizer.zero_grad()
+        t0 = time.perf_counter()
+        loss = culpa.cross_entropy(self.model(self.x), self.y)
+        t1 = time.perf_counter()
+        loss.backward()
+        t2 = time.perf_counter()
+        self.optimizer.step()
+        return t1 - t0, t2 - t1
+
+
+# --8<-- [start:numpy_step]
+class NumpyStep:
+    """The same network, forward and backward written out by hand: the floor (same BLAS calls, no graph)."""
+
+    name = "numpy"
+
+    def __init__(self, model, x, y):
+        self.params = [(layer.weight.data.copy(), layer.bias.data.copy()) for layer in model.layers]
+        self.x, self.y = x, y
+
+    def __call__(self):
+        hs = [self.x]  # the input of every layer
+        for W, b in self.params[:-1]:
+            hs.append(np.tanh(hs[-1] @ W.T + b))
+        W, b = self.params[-1]
+        z = hs[-1] @ W.T + b
+        n, picked = z.shape[0], np.arange(z.shape[0])  # cross-entropy, computed as culpa computes it
+        shifted = z - z.max(axis=1, keepdims=True)
+        e = np.exp(shifted)
+        total = e.sum(axis=1, keepdims=True)
+        loss = (np.log(total).sum() - shifted[picked, self.y].sum()) / n
+        g = e / total  # dL/dz = (softmax - onehot) / n
+        g[picked, self.y] -= 1
+        g *= 1.0 / n
+        for i in range(len(self.params) - 1, -1, -1):
+            W, b = self.params[i]
+            h = hs[i]
+            grad_W, grad_b = g.T @ h, g.sum(axis=0)
+            if i:  # the input needs no gradient
+                g = (g @ W) * (1 - h * h)
+            W -= LR * grad_W
+            b -= LR * grad_b
+        return loss
+# --8<-- [end:numpy_step]
+
+
+class TorchStep:
+    name = "torch"
+
+    def __init__(self, model, x, y):
+        import torch
+
+        layers = []
+        for layer in model.layers:
+            out_features, in_features = layer.weight.shape
+            linear = torch.nn.Linear(in_features, out_features, dtype=_torch_dtype(x.dtype))
+            with torch.no_grad():
+                linear.weight.copy_(torch.from_numpy(layer.weight.data))
+                linear.bias.copy_(torch.from_numpy(layer.bias.data))
+            layers += [linear, torch.nn.Tanh()]
+        self.torch, self.net = torch, torch.nn.Sequential(*layers[:-1])
+        self.params = list(self.net.parameters())
+        self.x, self.y = torch.from_numpy(x), torch.from_numpy(y)
+
+    def __call__(self):
+        torch = self.torch
+        for p in self.params:
+            p.grad = None
+        loss = torch.nn.functional.cross_entropy(self.net(self.x), self.y)
+        loss.backward()
+        with torch.no_grad():
+            for p in self.params:
+                p.add_(p.grad, alpha=-LR)
+        return loss
+
+
+def _torch_dtype(dtype):
+    import torch
+
+    return {np.dtype(np.float32): torch.float32, np.dtype(np.float64): torch.float64}[np.dtype(dtype)]
+
+
+def _torch_available():
+    try:
+        import torch
+    except ImportError:
+        return False
+    torch.set_num_threads(1)
+    return True
+
+
+def _block(step, reps):
+    t0 = time.perf_counter()
+    for _ in range(reps):
+        step()
+    return (time.perf_counter() - t0) / reps
+
+
+def _reps_for(step, budget):
+    """How many steps make a block of about `budget` seconds (at least 1)."""
+    step()
+    return max(1, int(budget / max(_block(step, 3), 1e-7)))
+
+
+def measure_step(sizes, batch, dtype, rounds=21, budget=0.01, with_torch=None):
+    """Interleaved timing of one training step for every contender; returns a dict of medians."""
+    with_torch = _torch_available() if with_torch is None else with_torch
+    x, y = problem(sizes, batch, dtype)
+    model = culpa.nn.MLP(sizes, activation="tanh", rng=0, dtype=dtype)
+    steps = [NumpyStep(model, x, y), TorchStep(model, x, y)] if with_torch else [NumpyStep(model, x, y)]
+    steps.insert(0, CulpaStep(model, x, y))  # built last: the others copied the same initial weights
+    reps = max(_reps_for(step, budget) for step in steps)
+    times = {step.name: [] for step in steps}
+    for r in range(rounds):
+        for step in steps[r % len(steps):] + steps[: r % len(steps)]:
+            times[step.name].append(_block(step, reps))
+    culpa_step, split = steps[0], []
+    for _ in range(rounds):
+        forward = backward = 0.0
+        for _ in range(reps):
+            f, b = culpa_step.split()
+            forward, backward = forward + f, backward + b
+        split.append(backward / forward)
+    result = {name: statistics.median(t) for name, t in times.items()}
+    for other in times:
+        if other != "culpa":
+            result[f"culpa/{other}"] = statistics.median(
+                c / o for c, o in zip(times["culpa"], times[other], strict=True))
+    result["backward/forward"] = statistics.median(split)
+    result["steps per block"] = reps
+    return result
+
+
+def mlp_for_params(count, inputs=8, classes=4):
+    """Layer sizes [inputs, h, classes] whose parameter count is closest to `count`."""
+    hidden = max(1, round((count - classes) / (inputs + 1 + classes)))
+    return [inputs, hidden, classes]
+
+
+def parameter_count(sizes):
+    return sum(i * o + o for i, o in zip(sizes[:-1], sizes[1:], strict=True))
+
+
+def fd_vs_backprop(param_counts=(100, 300, 1000, 3000, 10000), batch=32, method="central", repeats=21,
+                   dtype=np.float64, seed=0):
+    """Time one gradient by finite differences and by backprop, for MLPs of about `param_counts` parameters.
+
+    Finite differences ("central": two forward passes per parameter, "forward": one, plus one) run
+    `culpa.check.finite_difference` on every parameter; backprop is one forward pass with recording plus
+    one backward pass (median of `repeats`). Returns one dict per size: sizes, params, forward_passes,
+    backprop_seconds, finite_difference_seconds, ratio (finite differences / backprop), and
+    ratio_per_param (the ratio divided by params: about constant when the ratio grows linearly).
+    """
+    results = []
+    for count in param_counts:
+        sizes = mlp_for_params(count)
+        model = culpa.nn.MLP(sizes, activation="tanh", rng=seed, dtype=dtype)
+        x, y = problem(sizes, batch, dtype, seed)
+        params, X = model.parameters(), culpa.Tensor(x)
+
+        def loss(*_, model=model, X=X, y=y):
+            return culpa.cross_entropy(model(X), y)
+
+        backprop = []
+        for _ in range(repeats):
+            model.zero_grad()
+            t0 = time.perf_counter()
+            loss().backward()
+            backprop.append(time.perf_counter() - t0)
+        t0 = time.perf_counter()
+        culpa.check.finite_difference(loss, params, eps=1e-6, method=method)
+        fd_seconds = time.perf_counter() - t0
+        n = parameter_count(sizes)
+        ratio = fd_seconds / statistics.median(backprop)
+        results.append({
+            "sizes": sizes, "params": n, "forward_passes": 2 * n if method == "central" else n + 1,
+            "backprop_seconds": statistics.median(backprop), "finite_difference_seconds": fd_seconds,
+            "ratio": ratio, "ratio_per_param": ratio / n,
+        })
+    return results
+
+
+def _environment():
+    blas = np.__config__.CONFIG.get("Build Dependencies", {}).get("blas", {})
+    versions = f"numpy {np.__version__} ({blas.get('name', '?')} {blas.get('version', '')})".rstrip()
+    if _torch_available():
+        import torch
+
+        versions += f", torch {torch.__version__}"
+    threads = ", ".join(f"{v}={os.environ.get(v)}" for v in THREAD_VARIABLES)
+    return f"{versions}, Python {platform.python_version()}, {_cpu()}; {threads}, torch threads 1"
+
+
+def _cpu():
+    try:
+        with open("/proc/cpuinfo") as info:
+            name = next(line.split(":", 1)[1].strip() for line in info if line.startswith("model name"))
+    except (OSError, StopIteration):
+        name = platform.processor() or "unknown CPU"
+    return f"{name}, {os.cpu_count()} logical cores"
+
+
+def _mark(value, limit):
+    return f"{value:.2f} {'ok' if value <= limit else 'MISSED'} (≤ {limit:g})"
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="python -m culpa.benchmark", description=__doc__.split("\n")[0])
+    parser.add_argument("--quick", action="store_true", help="few rounds: check that it runs")
+    args = parser.parse_args(argv)
+    rounds, budget = (3, 0.002) if args.quick else (21, 0.01)
+    with_torch = _torch_available()
+    print("culpa benchmark: one MLP training step (forward, backward, SGD update), tanh hidden layers")
+    print(_environment())
+    print(f"medians of {rounds} interleaved rounds, each a block of ~{budget * 1e3:g} ms per contender\n")
+    header = "| size | layers, batch | dtype | culpa | numpy | torch | culpa/numpy | culpa/torch | bwd/fwd |"
+    print(header)
+    print("|---" * (header.count("|") - 1) + "|")
+    for name, sizes, batch in SIZES:
+        for dtype in (np.float32, np.float64):
+            r = measure_step(sizes, batch, dtype, rounds=rounds, budget=budget, with_torch=with_torch)
+            to_numpy, to_torch, bwd_fwd = TARGETS[name]
+            torch_cells = (f"{r['torch'] * 1e6:,.0f} µs", _mark(r["culpa/torch"], to_torch)) if with_torch \
+                else ("not installed", "-")
+            print(f"| {name} | {'-'.join(map(str, sizes))}, {batch} | {np.dtype(dtype).name} "
+                  f"| {r['culpa'] * 1e6:,.0f} µs | {r['numpy'] * 1e6:,.0f} µs | {torch_cells[0]} "
+                  f"| {_mark(r['culpa/numpy'], to_numpy)} | {torch_cells[1]} "
+                  f"| {_mark(r['backward/forward'], bwd_fwd)} |", flush=True)
+    counts = (100, 300, 1000) if args.quick else (100, 300, 1000, 3000, 10000)
+    print("\nfinite differences (central, 2 forward passes per parameter) vs one backprop gradient, float64, "
+          "batch 32")
+    print("| params | layers | backprop | finite differences | ratio | ratio / params |")
+    print("|---|---|---|---|---|---|")
+    for row in fd_vs_backprop(counts, repeats=5 if args.quick else 21):
+        print(f"| {row['params']:,} | {'-'.join(map(str, row['sizes']))} "
+              f"| {row['backprop_seconds'] * 1e6:,.0f} µs | {row['finite_difference_seconds'] * 1e3:,.1f} ms "
+              f"| {row['ratio']:,.0f} "
+              f"| {row['ratio_per_param']:.2f} |", flush=True)
+
+
+def _pin_threads_and_rerun():
+    """BLAS reads its thread count when NumPy loads: re-run this module with the variables set to 1."""
+    if all(os.environ.get(v) == "1" for v in THREAD_VARIABLES):
+        return
+    env = dict(os.environ, **dict.fromkeys(THREAD_VARIABLES, "1"))
+    os.execve(sys.executable, [sys.executable, "-m", "culpa.benchmark", *sys.argv[1:]], env)
+
+
+if __name__ == "__main__":
+    _pin_threads_and_rerun()
+    main()

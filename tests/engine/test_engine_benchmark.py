@@ -1,0 +1,59 @@
+"""The benchmark's contenders compute the same step; its helpers return usable data (nothing is timed)."""
+
+import numpy as np
+import pytest
+
+import culpa
+from culpa import benchmark
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_the_hand_written_numpy_step_is_the_same_training_step(dtype):
+    sizes = [5, 7, 6, 3]
+    x, y = benchmark.problem(sizes, 8, dtype)
+    model = culpa.nn.MLP(sizes, activation="tanh", rng=0, dtype=dtype)
+    hand = benchmark.NumpyStep(model, x, y)
+    ours = benchmark.CulpaStep(model, x, y)
+    for _ in range(3):
+        hand_loss, our_loss = hand(), ours()
+        assert np.isclose(hand_loss, our_loss.item(), rtol=1e-5 if dtype == np.float32 else 1e-12)
+    tol = 1e-5 if dtype == np.float32 else 1e-12
+    for (W, b), layer in zip(hand.params, model.layers, strict=True):
+        assert W.dtype == dtype and np.allclose(W, layer.weight.data, rtol=tol, atol=tol)
+        assert np.allclose(b, layer.bias.data, rtol=tol, atol=tol)
+
+
+def test_the_torch_step_is_the_same_training_step():
+    pytest.importorskip("torch", reason="PyTorch is not installed: no torch contender to check")
+    sizes = [4, 6, 3]
+    x, y = benchmark.problem(sizes, 8, np.float64)
+    model = culpa.nn.MLP(sizes, rng=0)
+    theirs = benchmark.TorchStep(model, x, y)
+    ours = benchmark.CulpaStep(model, x, y)
+    for _ in range(3):
+        assert np.isclose(theirs().item(), ours().item(), rtol=1e-12)
+
+
+def test_measure_step_reports_every_ratio():
+    result = benchmark.measure_step([3, 4, 2], 4, np.float64, rounds=2, budget=1e-4, with_torch=False)
+    assert {"culpa", "numpy", "culpa/numpy", "backward/forward", "steps per block"} <= set(result)
+    assert result["culpa/numpy"] > 0 and result["backward/forward"] > 0
+
+
+def test_fd_vs_backprop_returns_data_for_a_figure():
+    rows = benchmark.fd_vs_backprop((30, 100), batch=4, repeats=2)
+    assert [row["params"] for row in rows] == [benchmark.parameter_count(row["sizes"]) for row in rows]
+    assert abs(rows[0]["params"] - 30) <= 13 and abs(rows[1]["params"] - 100) <= 13
+    for row in rows:
+        assert row["forward_passes"] == 2 * row["params"]
+        assert row["finite_difference_seconds"] > row["backprop_seconds"] > 0
+        assert np.isclose(row["ratio"], row["finite_difference_seconds"] / row["backprop_seconds"])
+        assert np.isclose(row["ratio_per_param"], row["ratio"] / row["params"])
+    forward = benchmark.fd_vs_backprop((30,), batch=4, repeats=2, method="forward")[0]
+    assert forward["forward_passes"] == forward["params"] + 1
+
+
+def test_mlp_for_params_is_close_to_the_request():
+    for count in (100, 1000, 10_000):
+        sizes = benchmark.mlp_for_params(count)
+        assert abs(benchmark.parameter_count(sizes) - count) / count < 0.1
