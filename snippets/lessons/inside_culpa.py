@@ -6,7 +6,7 @@ docs/en/06-inside-culpa.md; the tests run them in one fresh interpreter and comp
 """
 
 # --8<-- [start:tensor]
-import gc
+import gc  # used further down, to count reference cycles
 
 import numpy as np
 
