@@ -45,7 +45,7 @@ print("after zero_grad and a backward:", x.grad)
 # --8<-- [start:data]
 rng = np.random.default_rng(0)
 X = rng.normal(size=(32, 2))  # 32 examples, 2 features
-t = X @ np.array([2.0, -1.0]) + 0.5  # targets from a line the model can learn exactly
+t = X @ np.array([2.0, -1.0]) + 0.5  # targets the model can fit exactly
 
 
 def mse(model, X, t):
