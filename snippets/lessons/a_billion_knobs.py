@@ -14,7 +14,7 @@ np.set_printoptions(precision=4, suppress=True)
 
 rng = np.random.default_rng(0)
 X = rng.normal(size=(8, 2))  # eight points in the plane
-labels = (X[:, 0] * X[:, 1] > 0).astype(int)  # 1 where both coordinates share a sign
+labels = (X[:, 0] * X[:, 1] > 0).astype(int)  # 1: both coordinates, same sign
 model = culpa.nn.MLP([2, 4, 2], rng=0)  # 2 inputs -> 4 tanh units -> 2 logits
 params = model.parameters()
 n_params = sum(p.data.size for p in params)
@@ -56,7 +56,7 @@ print(f"slope of that knob: {slope:+.6f}")
 
 # --8<-- [start:estimate]
 def estimate_slopes(loss_fn, params, eps, two_sided):
-    """Nudge every knob in turn, rerunning the model: the one- or two-sided estimate."""
+    """Nudge each knob in turn, rerunning the model: one- or two-sided estimate."""
     base = None if two_sided else loss_fn()  # (1)!
     slopes = []
     for p in params:
@@ -83,7 +83,7 @@ forward_passes = 0
 two_sided = estimate_slopes(loss_fn, params, eps, two_sided=True)
 two_sided_passes = forward_passes
 
-ready_made = culpa.check.finite_difference(lambda *_: run_model(), params, eps)  # (3)!
+ready_made = culpa.check.finite_difference(lambda *_: run_model(), params)  # (3)!
 same = all(np.allclose(a, b) for a, b in zip(ready_made, two_sided, strict=True))
 
 print("one-sided:", one_sided_passes, "forward passes for", n_params, "parameters")
@@ -125,8 +125,8 @@ def passes_per_gradient(n, two_sided=True):
 
 
 def readable(seconds):
-    units = [("months", MONTH), ("days", 24 * 3600), ("hours", 3600), ("minutes", 60)]
-    for unit, size in units:
+    for unit, size in [("months", MONTH), ("days", 86_400), ("hours", 3_600),
+                       ("minutes", 60)]:
         if seconds >= size:
             return f"{seconds / size:.1f} {unit}"
     return f"{seconds:.0f} seconds"

@@ -18,9 +18,10 @@ a.name, b.name, L.name = "a", "b", "L"
 
 graph = culpa.graph.export(L)  # (1)!
 for node in graph["nodes"]:
-    parents = node["parents"]
-    made_of = f"{node['op']} of node {parents[0]}" if parents else "leaf (an input)"
-    print(f"node {node['id']}  {node['name']}  {made_of:<16}  value {node['value']:.4f}")
+    op, parents = node["op"], node["parents"]
+    made_of = f"{op} of node {parents[0]}" if parents else "leaf (an input)"
+    print(f"node {node['id']}  {node['name']}  {made_of:<16}", end="  ")
+    print(f"value {node['value']:.4f}")
 print("backward will visit the nodes in the order", graph["backward_order"])
 # --8<-- [end:record]
 
@@ -34,19 +35,20 @@ for op, local, node in [
     ("tanh", 1 - a.data**2, x),  # d tanh(x)/dx = 1 - tanh(x)^2 = 1 - a^2
 ]:
     g = g * local  # (1)!
-    step = f"through {op:<4} local derivative {local:.4f} -> dL/d{node.name} = {g:.4f}"
-    print(step, f"  culpa: {node.grad:.4f}")
+    print(f"through {op:<4} local derivative {local:.4f}", end=" -> ")
+    print(f"dL/d{node.name} = {g:.4f}   culpa: {node.grad:.4f}")
 # --8<-- [end:by_hand]
 
 # --8<-- [start:closed_form]
-on_paper = 2 * (1 - np.tanh(0.5) ** 2) * np.exp(2 * np.tanh(0.5))  # d/dx of e^(2 tanh x)
+# L = e^(2 tanh x), differentiated on paper:
+on_paper = 2 * (1 - np.tanh(0.5) ** 2) * np.exp(2 * np.tanh(0.5))
 factors = 2 * b.data * b.data * (1 - a.data**2)  # the three lenses, multiplied
 print(f"on paper: {on_paper:.4f}   product of the three factors: {factors:.4f}")
 # --8<-- [end:closed_form]
 
 # --8<-- [start:local]
 def through_tanh(rest):
-    """Build u -> tanh -> rest, sweep back: what did tanh receive, what did it pass on?"""
+    """u -> tanh -> rest, then backward: what did tanh receive, and pass on?"""
     u = culpa.Tensor(0.5, requires_grad=True)
     t = u.tanh()
     rest(t).backward()
@@ -60,8 +62,8 @@ downstream = {
 }
 for name, rest in downstream.items():
     received, passed = through_tanh(rest)
-    print(f"{name:<26} tanh received {received:+.4f}, passed on {passed:+.4f},", end="")
-    print(f" ratio {passed / received:.4f}")
+    print(f"{name:<26} tanh received {received:+.4f},", end=" ")
+    print(f"passed on {passed:+.4f}, ratio {passed / received:.4f}")
 print(f"1 - tanh(0.5)^2 = {1 - np.tanh(0.5) ** 2:.4f}")
 # --8<-- [end:local]
 
@@ -72,7 +74,7 @@ def multiply_adds(graph):
     forward = backward = 0
     for node in nodes:
         if node["op"] in ("linear", "matmul"):
-            x, w = (nodes[i] for i in node["parents"][:2])  # what flows in, the weights
+            x, w = (nodes[i] for i in node["parents"][:2])  # input, weights
             work = int(np.prod(node["shape"])) * x["shape"][-1]  # (1)!
             forward += work
             backward += work * (x["requires_grad"] + w["requires_grad"])  # (2)!
