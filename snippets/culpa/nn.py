@@ -10,18 +10,19 @@ ACTIVATIONS = ("tanh", "sigmoid", "relu")
 # --8<-- [start:linear]
 def linear(x, weight, bias):
     """z = W h + b for one vector h, X @ W.T + b for a batch X of rows: one op, the seed's closed forms."""
+    X, W = x.data, weight.data
     try:
-        out = x.data @ weight.data.T + bias.data
+        out = X @ W.T + bias.data
     except ValueError:
         raise ValueError(
-            f"linear: an input of shape {x.data.shape} does not fit weight {weight.data.shape} and bias "
-            f"{bias.data.shape}: its last dimension must be in_features = {weight.data.shape[1]}"
+            f"linear: an input of shape {X.shape} does not fit weight {W.shape} and bias "
+            f"{bias.data.shape}: its last dimension must be in_features = {W.shape[1]}"
         ) from None
+    rows_x = X if X.ndim == 2 else X.reshape(-1, X.shape[-1])
 
     def backward(g):  # dL/dh = W.T g,  dL/dW = g h.T (summed over the rows),  dL/db = g (summed)
         rows_g = g if g.ndim == 2 else g.reshape(-1, g.shape[-1])
-        rows_x = x.data if x.data.ndim == 2 else x.data.reshape(-1, x.data.shape[-1])
-        return (g @ weight.data if x.requires_grad else None,
+        return (g @ W if x.requires_grad else None,
                 rows_g.T @ rows_x if weight.requires_grad else None,
                 rows_g.sum(axis=0) if bias.requires_grad else None)
 

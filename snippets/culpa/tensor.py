@@ -445,8 +445,8 @@ def cross_entropy(logits, target):
     def backward(g):  # dL/dz = (softmax(z) - onehot(target)) / batch
         grad = e / total
         grad[picked, target] -= 1
-        grad *= g / n
-        return (grad.reshape(z.data.shape),)
+        grad *= float(g) / n
+        return (grad if rows is z.data else grad.reshape(z.data.shape),)
 
     return op_result(np.asarray(loss, dtype=rows.dtype), "cross_entropy", (z,), backward)
 # --8<-- [end:cross_entropy]
