@@ -90,9 +90,11 @@ class MLP(Module):
 
     def __call__(self, x):
         activation = getattr(Tensor, self.activation)
+        x = x if isinstance(x, Tensor) else Tensor(x)
         for layer in self.layers[:-1]:
-            x = activation(layer(x))
-        return self.layers[-1](x)
+            x = activation(linear(x, layer.weight, layer.bias))
+        last = self.layers[-1]
+        return linear(x, last.weight, last.bias)
 
     def blocks(self):
         """The forward pass as a list of functions (layer then activation), e.g. for checkpoint_sequential."""
@@ -114,9 +116,10 @@ class SGD:
         self.params, self.lr = list(params), lr
 
     def step(self):
+        lr = self.lr
         for p in self.params:
             if p.grad is not None:
-                p.data -= self.lr * p.grad  # in place: the arrays the graph recorded are the parameters
+                p.data -= lr * p.grad  # in place: the arrays the graph recorded are the parameters
 
     def zero_grad(self):
         for p in self.params:
