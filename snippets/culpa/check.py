@@ -87,30 +87,33 @@ def compare(f, inputs, eps=1e-6, method="central", floor=1e-3):
     """Backprop and finite differences side by side, in float64.
 
     A non-scalar output y is compared through sum(y * w) for a fixed random w (a vector-Jacobian product).
-    Leaves `.grad` of the inputs as it found them.
+    Every input is differentiated (requires_grad is switched on for the check); `.grad` and
+    `requires_grad` of the inputs are left as they were found.
     Returns (analytic, numeric, relative errors: one array per input; op names in f; op of f's output).
     """
     tensors = _float64_inputs(inputs)
-    saved = [t.grad for t in tensors]
-    for t in tensors:
-        t.grad = None
-    out = f(*tensors)
-    if not isinstance(out, Tensor):
-        raise TypeError(f"gradcheck: f must return a culpa Tensor, got {type(out).__name__}")
-    out_op, ops = out.op, list(dict.fromkeys(node.op for node in topo_order(out) if node._parents))
-    scalar = f
-    if out.data.size != 1:
-        weights = np.random.default_rng(0).standard_normal(out.data.shape)
-        out = (out * weights).sum()
+    saved = [(t.grad, t.requires_grad) for t in tensors]
+    try:
+        for t in tensors:
+            t.grad, t.requires_grad = None, True
+        out = f(*tensors)
+        if not isinstance(out, Tensor):
+            raise TypeError(f"gradcheck: f must return a culpa Tensor, got {type(out).__name__}")
+        out_op, ops = out.op, list(dict.fromkeys(node.op for node in topo_order(out) if node._parents))
+        scalar = f
+        if out.data.size != 1:
+            weights = np.random.default_rng(0).standard_normal(out.data.shape)
+            out = (out * weights).sum()
 
-        def scalar(*xs):
-            return (f(*xs) * weights).sum()
+            def scalar(*xs):
+                return (f(*xs) * weights).sum()
 
-    if out.requires_grad:
-        out.backward()
-    analytic = [np.zeros(t.data.shape) if t.grad is None else t.grad.copy() for t in tensors]
-    for t, grad in zip(tensors, saved, strict=True):
-        t.grad = grad
+        if out.requires_grad:
+            out.backward()
+        analytic = [np.zeros(t.data.shape) if t.grad is None else t.grad.copy() for t in tensors]
+    finally:
+        for t, (grad, requires_grad) in zip(tensors, saved, strict=True):
+            t.grad, t.requires_grad = grad, requires_grad
     numeric = finite_difference(scalar, tensors, eps=eps, method=method)
     errors = [relative_error(a, n, floor) for a, n in zip(analytic, numeric, strict=True)]
     return analytic, numeric, errors, ops, out_op

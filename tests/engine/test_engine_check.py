@@ -96,6 +96,12 @@ def test_gradcheck_names_the_ops_of_a_composite_with_a_planted_mistake(monkeypat
         gradcheck(lambda *params: culpa.cross_entropy(model(X), [0, 1, 1, 0]), model.parameters())
 
 
+def test_gradcheck_differentiates_constant_inputs_too_and_restores_them():
+    c = Tensor(np.array([0.5, -2.0]))  # requires_grad=False
+    assert gradcheck(lambda t: (t * t).exp(), [c]) < 1e-6
+    assert not c.requires_grad and c.grad is None
+
+
 def test_gradcheck_insists_on_float64():
     x = Tensor(np.ones(3, dtype=np.float32), requires_grad=True)
     with pytest.raises(TypeError, match="float64"):
