@@ -345,8 +345,10 @@ def topo_order(root):
         for parent in parents:
             if parent not in seen:
                 seen.add(parent)
-                stack.append((parent, iter(parent._parents)))
-                break
+                if parent._parents:
+                    stack.append((parent, iter(parent._parents)))
+                    break
+                order.append(parent)  # a leaf has no parents to wait for
         else:  # all parents are placed: the node can follow them
             stack.pop()
             order.append(node)
