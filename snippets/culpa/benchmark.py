@@ -186,7 +186,7 @@ def _reps_for(step, budget):
     return max(1, int(budget / max(_block(step, 3, time.thread_time), 1e-7)))
 
 
-def measure_step(sizes, batch, dtype, rounds=21, budget=0.01, with_torch=None, clock="cpu"):
+def measure_step(sizes, batch, dtype, rounds=41, budget=0.01, with_torch=None, clock="cpu"):
     """Interleaved timing of one training step for every contender; returns a dict of medians (seconds)."""
     clock = CLOCKS[clock]
     with_torch = _torch_available() if with_torch is None else with_torch
@@ -273,7 +273,15 @@ def _environment():
 
         versions += f", torch {torch.__version__}"
     threads = ", ".join(f"{v}={os.environ.get(v)}" for v in THREAD_VARIABLES)
-    return f"{versions}, Python {platform.python_version()}, {_cpu()}; {threads}, torch threads 1"
+    return f"{versions}, Python {platform.python_version()}, {_cpu()}; {threads}, torch threads 1; {_load()}"
+
+
+def _load():
+    """The machine's load average: other processes share the cores (CPU time keeps most of them out)."""
+    try:
+        return "load average {:.1f} {:.1f} {:.1f}".format(*os.getloadavg())
+    except OSError:
+        return "load average unknown"
 
 
 def _cpu():
@@ -295,7 +303,7 @@ def main(argv=None):
     parser.add_argument("--clock", choices=CLOCKS, default="cpu",
                         help="cpu: this thread's CPU time (default; robust when shared); wall: elapsed time")
     args = parser.parse_args(argv)
-    rounds, budget = (3, 0.002) if args.quick else (21, 0.01)
+    rounds, budget = (3, 0.002) if args.quick else (41, 0.01)
     with_torch = _torch_available()
     print("culpa benchmark: one MLP training step (forward, backward, SGD update), tanh hidden layers")
     print(_environment())
@@ -315,6 +323,7 @@ def main(argv=None):
                   f"| {r['culpa'] * 1e6:,.0f} µs | {r['numpy'] * 1e6:,.0f} µs | {torch_cells[0]} "
                   f"| {_mark(r['culpa/numpy'], to_numpy)} | {torch_cells[1]} "
                   f"| {_mark(r['backward/forward'], bwd_fwd)} |", flush=True)
+    print(f"({_load()} at the end of the step table)")
     counts = (100, 300, 1000) if args.quick else (100, 300, 1000, 3000, 10000)
     print("\nfinite differences (central, 2 forward passes per parameter) vs one backprop gradient, float64, "
           "batch 32")
