@@ -25,7 +25,7 @@ LABELS = {
         "back": "backward pass: o δ volta da saída para a entrada",
         "key": "círculo: ativação guardada no forward pass   ·   caixa: δ, a culpa de cada unidade\n"
                "aresta: inclinação ∂L/∂W = δ × a (azul < 0 < laranja; espessura = tamanho)\n"
-               "tracejada: o peso W⁽²⁾[1,3] da página: {delta} × {a} = {slope}",
+               "tracejada: o peso W⁽²⁾[1, 3] da página: {delta} × {a} = {slope}",
     },
     "en": {
         "input": "input",
@@ -34,7 +34,7 @@ LABELS = {
         "back": "backward pass: δ travels back from the output to the input",
         "key": "circle: activation stored by the forward pass   ·   box: δ, each unit's blame\n"
                "edge: slope ∂L/∂W = δ × a (blue < 0 < orange; width = size)\n"
-               "dashed: the page's weight W⁽²⁾[1,3]: {delta} × {a} = {slope}",
+               "dashed: the page's weight W⁽²⁾[1, 3]: {delta} × {a} = {slope}",
     },
 }
 ALT = {

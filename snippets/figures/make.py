@@ -160,15 +160,19 @@ def _measure_in_fresh_process(script: Path) -> str:
 
 
 def _read_entry(entry: Path):
-    files = [entry / f"{lang}.svg" for lang in LANGS] + [entry / "data.json", entry / "text.json"]
-    if not all(f.is_file() for f in files):
+    """A complete cache entry's (svg by language, data, texts), or None (missing, or removed meanwhile)."""
+    try:
+        svg = {lang: (entry / f"{lang}.svg").read_bytes() for lang in LANGS}
+        data = json.loads((entry / "data.json").read_text())
+        texts = json.loads((entry / "text.json").read_text())
+    except OSError:
         return None
-    svg = {lang: (entry / f"{lang}.svg").read_bytes() for lang in LANGS}
-    return svg, json.loads((entry / "data.json").read_text()), json.loads((entry / "text.json").read_text())
+    return svg, data, texts
 
 
 def _write_entry(entry: Path, svg: dict[str, bytes], data_text: str, texts: dict) -> None:
-    """Write the cache entry whole, or not at all (a build stopped midway leaves no half entry)."""
+    """Write the cache entry whole, or not at all: it appears by one rename, so a build stopped midway
+    or another build writing the same figure (two processes) never leaves a half entry."""
     entry.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{entry.name}-", dir=entry.parent))
     for lang, content in svg.items():
@@ -176,9 +180,12 @@ def _write_entry(entry: Path, svg: dict[str, bytes], data_text: str, texts: dict
     (tmp / "data.json").write_text(data_text)
     (tmp / "text.json").write_text(json.dumps(texts, ensure_ascii=False, indent=1))
     for old in entry.parent.iterdir():  # one entry per figure: older keys are of no further use
-        if old != tmp:
+        if old != entry and not old.name.startswith("."):
             shutil.rmtree(old, ignore_errors=True)
-    os.replace(tmp, entry)
+    try:
+        os.replace(tmp, entry)
+    except OSError:  # another process wrote this entry first: keep theirs
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def publish(path: Path, content: bytes) -> bool:

@@ -6,33 +6,25 @@ batch, and past a few thousand tokens the activations alone cost more than the w
 floor: only the feed-forward block's saved tensors are counted (assumptions in CAPTION).
 """
 
+import functools
+
 import numpy as np
 
-from figures import style
+from figures import lessons, style
 
-# --8<-- [start:assumptions]
-LAYERS = 64
-INTERMEDIATE = 17_408  # feed-forward intermediate width
-HIDDEN = 5_120  # hidden size (assumed; it is the width of the block's input)
-PARAMETERS = 27e9
-BYTES = 2  # bf16: two bytes per value, for weights and activations alike
-# Kept per layer and token for the backward pass, counting the feed-forward block only: its input (HIDDEN),
-# the gate and up projections (2 x INTERMEDIATE) and their activated product (INTERMEDIATE).
-# Attention, norms and residual streams are not counted, so the real bill is higher.
-VALUES_PER_TOKEN_PER_LAYER = HIDDEN + 3 * INTERMEDIATE
-
-
-def activation_bytes(tokens):
-    return tokens * LAYERS * VALUES_PER_TOKEN_PER_LAYER * BYTES
-
-
-def parameter_bytes():
-    return PARAMETERS * BYTES
-# --8<-- [end:assumptions]
-
-
+INPUTS = ["snippets/lessons/memory.py"]
 SEQUENCE = 4_096  # one long sequence, marked on the figure
 GB = 1e9
+
+
+@functools.cache
+def page_estimate() -> dict:
+    """Page 07's own estimate (the "estimate" section of its lesson): the model, the assumptions, the bill."""
+    page = lessons.run("memory.py", "kept", "estimate")
+    names = ("layers", "intermediate", "hidden", "parameters", "bytes_per_value", "values_per_token",
+             "activation_per_token", "parameter_memory", "crossover")
+    return {name: page[name] for name in names}  # (cached: the alt text and data() both need it)
+
 
 LABELS = {
     "pt": {
@@ -61,25 +53,24 @@ LABELS = {
 
 
 def data() -> dict:
+    page = page_estimate()
     tokens = np.logspace(2, 6, 41)
-    per_token = activation_bytes(1)
     return {
+        **page,
         "tokens": tokens,
-        "activation_gb": activation_bytes(tokens) / GB,
-        "parameter_gb": parameter_bytes() / GB,
-        "per_token_bytes": per_token,
-        "crossover_tokens": parameter_bytes() / per_token,
-        "sequence_gb": activation_bytes(SEQUENCE) / GB,
+        "activation_gb": tokens * page["activation_per_token"] / GB,
+        "parameter_gb": page["parameter_memory"] / GB,
+        "crossover_tokens": page["crossover"],
+        "sequence_gb": SEQUENCE * page["activation_per_token"] / GB,
     }
 
 
-def _numbers(lang: str) -> dict:
-    d = data()
+def _numbers(lang: str, d: dict) -> dict:
     return {
-        "layers": style.number(LAYERS, "d", lang),
-        "hidden": style.number(HIDDEN, ",d", lang),
-        "inter": style.number(INTERMEDIATE, ",d", lang),
-        "per_token": style.number(d["per_token_bytes"] / 1e6, ".2f", lang),
+        "layers": style.number(d["layers"], "d", lang),
+        "hidden": style.number(d["hidden"], ",d", lang),
+        "inter": style.number(d["intermediate"], ",d", lang),
+        "per_token": style.number(d["activation_per_token"] / 1e6, ".2f", lang),
         "params_gb": style.number(d["parameter_gb"], ".0f", lang),
         "crossover": style.number(round(d["crossover_tokens"], -2), ",.0f", lang),
         "seq": style.number(SEQUENCE, ",d", lang),
@@ -111,12 +102,13 @@ ALT = {
         ({params_gb} GB) near {crossover} tokens. Notice that the parameters cost a fixed amount while the
         activations grow with every token and soon exceed the whole model.""",
 }
-CAPTION = {lang: style.prose(text).format(**_numbers(lang)) for lang, text in CAPTION.items()}
-ALT = {lang: style.prose(text).format(**_numbers(lang)) for lang, text in ALT.items()}
+_DATA = data()
+CAPTION = {lang: style.prose(text).format(**_numbers(lang, _DATA)) for lang, text in CAPTION.items()}
+ALT = {lang: style.prose(text).format(**_numbers(lang, _DATA)) for lang, text in ALT.items()}
 
 
 def draw(lang: str, d: dict):
-    words, n = LABELS[lang], _numbers(lang)
+    words, n = LABELS[lang], _numbers(lang, d)
     tokens, act = np.asarray(d["tokens"]), np.asarray(d["activation_gb"])
     fig, ax = style.new_figure(4.8)
     ax.loglog(tokens, act, color=style.BACKPROP, label=words["activations"])

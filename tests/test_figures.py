@@ -1,0 +1,286 @@
+"""The site's figures (snippets/figures/, drawn by the build through docs/hooks/figures.py).
+
+Every figure is drawn for both languages as a valid SVG, with words and numbers in the page's language;
+deterministic figures come out byte-identical from two fresh generations; a figure script that raises
+fails `mkdocs build` with a message naming it; publishing writes a file only when it changes; every image
+a built page references exists; and each figure's claim holds on the very data it plots.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+import shutil
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import numpy as np
+import pytest
+from matplotlib.text import Text
+
+from support.pages import ROOT
+from support.site import built_site  # noqa: F401  (session fixture)
+
+sys.path.insert(0, str(ROOT / "snippets"))
+from figures import make, style  # noqa: E402
+
+SCRIPTS = {make.figure_name(script): script for script in make.figure_scripts()}
+# Figures whose data are measurements (TIMING = True, read from the source): their bytes may vary.
+TIMING = re.compile(r"^TIMING\s*=\s*True", re.M)
+MEASURED = {name for name, script in SCRIPTS.items() if TIMING.search(script.read_text())}
+# The names the pages embed as figures/<name>.svg: renaming one breaks a page.
+CONTRACT = {
+    "cost-of-a-gradient", "worked-example-graph", "worked-example-bars", "blame-through-mlp", "branching",
+    "memory-bill", "checkpointing", "choosing-epsilon", "training",
+}
+LANGS = style.LANGS
+IMG_SRC = re.compile(r"<img\b[^>]*?\bsrc=[\"']([^\"']+)[\"']", re.I)
+
+
+def is_svg(content: bytes) -> bool:
+    try:
+        root = ET.fromstring(content)
+    except ET.ParseError:
+        return False
+    return root.tag.rsplit("}", 1)[-1] == "svg" and len(root) > 0
+
+
+def is_png(content: bytes) -> bool:
+    return content.startswith(b"\x89PNG\r\n\x1a\n") and len(content) > 100
+
+
+@pytest.fixture(scope="session")
+def made(tmp_path_factory):
+    """Every figure, made once per session (from the build cache when it is current, as a build would)."""
+    return make.generate(out=tmp_path_factory.mktemp("figures"))
+
+
+@pytest.fixture(scope="session")
+def modules():
+    return {name: make.load_script(script) for name, script in SCRIPTS.items()}
+
+
+def drawn_texts(module, data, lang) -> list[str]:
+    """Every piece of text the drawn figure shows (tick labels exist once it is saved; the tick labels
+    of an axes drawn without axis, like a diagram's, are not shown)."""
+    fig = module.draw(lang, data)
+    fig.savefig(io.BytesIO(), format="svg")
+    hidden = {id(text) for ax in fig.axes if not ax.axison for axis in (ax.xaxis, ax.yaxis)
+              for text in axis.findobj(Text)}
+    return [t.get_text() for t in fig.findobj(Text)
+            if t.get_visible() and id(t) not in hidden and t.get_text().strip()]
+
+
+def test_every_figure_the_pages_rely_on_has_a_script():
+    assert set(SCRIPTS) >= CONTRACT, f"missing figure scripts: {sorted(CONTRACT - set(SCRIPTS))}"
+
+
+@pytest.mark.parametrize("name", sorted(SCRIPTS))
+def test_figure_is_drawn_as_svg_in_both_languages(made, name):
+    result = made[name]
+    for lang in LANGS:
+        content = result.svg[lang]
+        assert is_svg(content), f"{name} ({lang}) is not a valid SVG"
+        assert 5_000 < len(content) < 1_000_000, f"{name} ({lang}): {len(content):,} bytes"
+        assert result.alt[lang].strip(), f"{name}: no {lang} alt text"
+    assert result.svg["pt"] != result.svg["en"], f"{name}: the pt and en figures are the same"
+    assert result.alt["pt"] != result.alt["en"]
+
+
+@pytest.mark.parametrize("name", sorted(SCRIPTS))
+def test_figure_speaks_the_language_of_its_page(made, modules, name):
+    """pt and en show different words, the same label keys, and numbers written the language's way."""
+    module, data = modules[name], made[name].data
+    assert set(module.LABELS["pt"]) == set(module.LABELS["en"]), f"{name}: LABELS keys differ"
+    texts = {lang: drawn_texts(module, data, lang) for lang in LANGS}
+    assert texts["pt"] != texts["en"], f"{name}: pt and en figures show the same text"
+    english_only = {v for k, v in module.LABELS["en"].items()
+                    if isinstance(v, str) and v != module.LABELS["pt"][k] and "{" not in v}
+    leaked = english_only & set(texts["pt"])
+    assert not leaked, f"{name}: English labels in the pt figure: {leaked}"
+    grouping = {"pt": re.compile(r"^\d{1,3}(\.\d{3})*(,\d+)?$"),  # 17.408 and 0,659
+                "en": re.compile(r"^\d{1,3}(,\d{3})*(\.\d+)?$")}  # 17,408 and 0.659
+    for lang in LANGS:
+        for text in texts[lang]:
+            for token in re.findall(r"\d[\d.,]*\d", text.replace("{,}", ",")):
+                if "." in token or "," in token:
+                    assert grouping[lang].match(token), f"{name} ({lang}): {token!r} in {text!r}"
+
+
+def test_deterministic_figures_are_byte_identical_when_generated_twice(tmp_path):
+    names = sorted(set(SCRIPTS) - MEASURED)
+    outputs = []
+    for run in ("first", "second"):  # two fresh processes, no cache
+        out = tmp_path / run
+        command = [sys.executable, str(make.HERE / "make.py"), *names, "--force", "--out", str(out),
+                   "--cache", str(tmp_path / f"cache-{run}")]
+        proc = subprocess.run(command, capture_output=True, text=True)
+        assert proc.returncode == 0, proc.stderr
+        outputs.append({p.relative_to(out): p.read_bytes() for p in sorted(out.rglob("*.svg"))})
+    assert len(outputs[0]) == 2 * len(names)
+    changed = [str(path) for path in outputs[0] if outputs[0][path] != outputs[1][path]]
+    assert not changed, f"not byte-identical on a second generation: {changed}"
+
+
+def test_publishing_again_writes_nothing(tmp_path):
+    """`mkdocs serve` watches docs/: a build that rewrote unchanged figures would rebuild forever."""
+    names = ["worked-example-bars", "branching"]
+    make.generate(names, out=tmp_path)
+    published = sorted(tmp_path.rglob("*.svg"))
+    before = {p: p.stat().st_mtime_ns for p in published}
+    make.generate(names, out=tmp_path)
+    assert {p: p.stat().st_mtime_ns for p in published} == before
+
+
+def test_a_raising_figure_script_fails_the_build_and_is_named(tmp_path):
+    copy = tmp_path / "repo"
+    listed = subprocess.run(["git", "ls-files", "-co", "--exclude-standard"], cwd=ROOT, capture_output=True,
+                            text=True, check=True).stdout.splitlines()
+    for name in listed:
+        source = ROOT / name
+        if source.is_file():
+            (copy / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, copy / name)
+    if make.DEFAULT_CACHE.is_dir():  # the other figures come from the cache: only the broken one runs
+        shutil.copytree(make.DEFAULT_CACHE, copy / ".cache" / "figures")
+    broken = copy / "snippets" / "figures" / "broken_on_purpose.py"
+    broken.write_text(
+        '"""A figure that raises, for the test."""\n'
+        'LABELS = {"pt": {}, "en": {}}\nALT = {"pt": "x", "en": "x"}\n\n\n'
+        "def data():\n    return {}\n\n\n"
+        'def draw(lang, data):\n    raise RuntimeError("this figure is broken on purpose")\n'
+    )
+    env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
+    command = [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(tmp_path / "site")]
+    proc = subprocess.run(command, cwd=copy, env=env, capture_output=True, text=True, timeout=600)
+    output = proc.stdout + proc.stderr
+    assert proc.returncode != 0, "the build passed although a figure script raised"
+    assert "snippets/figures/broken_on_purpose.py" in output, output[-3000:]
+    assert "this figure is broken on purpose" in output
+
+
+def referenced_images(site: Path):
+    """(page, src, resolved path) for every <img> of every built page."""
+    for page in sorted(site.rglob("*.html")):
+        for src in IMG_SRC.findall(page.read_text(encoding="utf-8")):
+            if src.startswith(("data:", "http:", "https:", "//")):
+                continue
+            path = src.split("#")[0].split("?")[0]
+            target = site / path.lstrip("/") if path.startswith("/") else page.parent / path
+            yield page.relative_to(site), src, target.resolve()
+
+
+def test_every_referenced_image_exists_after_build(built_site: Path):  # noqa: F811
+    problems = []
+    for page, src, target in referenced_images(built_site):
+        content = target.read_bytes() if target.is_file() else b""
+        if not (is_svg(content) or is_png(content)):
+            problems.append(f"{page}: {src} is missing, empty or not a valid SVG/PNG")
+    assert not problems, "\n".join(problems)
+
+
+def test_every_figure_is_on_a_page_in_both_languages(built_site: Path):  # noqa: F811
+    shown = {(target.parent.parent.name == "en", target.stem)
+             for _, _, target in referenced_images(built_site) if target.parent.name == "figures"}
+    missing = [f"{name} ({'en' if en else 'pt'})" for name in sorted(SCRIPTS) for en in (False, True)
+               if (en, name) not in shown]
+    assert not missing, f"figures that no built page shows: {missing}"
+
+
+# ---- each figure's claim, checked on the data it plots ----
+
+def test_cost_of_a_gradient_finite_differences_fall_further_behind_as_parameters_grow(made):
+    d = made["cost-of-a-gradient"].data
+    ratios = d["ratio_central"]
+    assert all(a < b for a, b in zip(ratios, ratios[1:], strict=False)), f"ratio not growing: {ratios}"
+    assert ratios[-1] > 20 * ratios[0]
+    for key in ("central_seconds", "forward_seconds"):
+        assert all(fd > bp for fd, bp in zip(d[key], d["backprop_seconds"], strict=True))
+    at = d["at_target"]
+    assert at["central"] > 1e6 * at["backprop"]
+    assert at["central_at_1ms"] == pytest.approx(2 * 27e9 * 1e-3)
+
+
+def test_checkpointing_lowers_the_peak_and_costs_recomputation(made):
+    d = made["checkpointing"].data
+    sweep = d["sweep"]
+    peaks = zip(sweep["depth"], sweep["plain_mb"], sweep["checkpointed_mb"], strict=True)
+    for depth, plain, checked in peaks:
+        assert checked < plain, f"depth {depth}: checkpointed peak {checked:.1f} MB not below {plain:.1f} MB"
+    assert sweep["checkpointed_mb"][-1] < 0.5 * sweep["plain_mb"][-1]
+    plain, checked = d["timeline"]["plain"], d["timeline"]["checkpointed"]
+    assert checked["peak_mb"] < plain["peak_mb"]
+    assert checked["block_runs"] > plain["block_runs"], "checkpointing should recompute layers"
+    slower = [c / p for c, p in zip(sweep["checkpointed_ms"], sweep["plain_ms"], strict=True)]
+    assert np.median(slower) > 1.0, f"checkpointing should cost time: {slower}"
+
+
+def test_choosing_epsilon_best_central_step_in_float64_is_moderate(made):
+    d = made["choosing-epsilon"].data
+    assert 1e-7 <= d["best_eps"]["central/float64"] <= 1e-3
+    for key, errors in d["errors"].items():  # U-shaped: both ends far worse than the bottom
+        errors = np.asarray(errors, dtype=float)
+        finite = errors[np.isfinite(errors)]
+        assert finite[0] > 100 * finite.min() and finite[-1] > 100 * finite.min(), key
+    best = {key: np.nanmin(errors) for key, errors in d["errors"].items()}
+    assert best["central/float64"] < best["forward/float64"] < best["central/float32"]
+
+
+def test_worked_example_bars_show_p_minus_y(made):
+    d = made["worked-example-bars"].data
+    np.testing.assert_allclose(d["grad"], np.asarray(d["p"]) - np.asarray(d["y"]))
+    np.testing.assert_allclose(d["p"], [0.659, 0.242, 0.099], atol=5e-4)
+    assert d["grad"][0] < 0 < min(d["grad"][1:])
+
+
+def test_worked_example_graph_is_walked_backwards_from_the_loss(made):
+    d = made["worked-example-graph"].data
+    nodes = {node["id"]: node for node in d["nodes"]}
+    order = d["backward_order"]
+    assert nodes[order[0]]["op"] == "neg" and nodes[order[0]]["grad"] == 1.0  # starts at dL/dL = 1
+    assert nodes[order[-1]]["op"] == "leaf"
+    for position, node_id in enumerate(order):  # a node is visited only after every node it feeds
+        for child in nodes.values():
+            if node_id in child["parents"] and child["requires_grad"]:
+                assert order.index(child["id"]) < position
+    z = nodes[order[-1]]
+    np.testing.assert_allclose(z["grad"], np.asarray(d["p"]) - np.asarray(d["y"]), atol=1e-12)
+
+
+def test_blame_through_mlp_slope_is_blame_times_input(made):
+    d = made["blame-through-mlp"].data
+    for delta, a, grad in zip(d["deltas"], d["activations"], d["weight_grads"], strict=True):
+        np.testing.assert_allclose(grad, np.outer(delta, a), atol=1e-15)
+    np.testing.assert_allclose(d["deltas"][-1], np.asarray(d["p"]) - np.asarray(d["y"]), atol=1e-15)
+    sizes = [np.linalg.norm(delta) for delta in d["deltas"]]
+    assert sizes[0] < sizes[1] < sizes[2], f"δ should shrink on its way back: {sizes}"
+
+
+def test_branching_sums_both_paths_and_accumulates_until_zeroed(made):
+    d = made["branching"].data
+    assert d["shares"]["a"] + d["shares"]["b"] == pytest.approx(d["grad"])
+    assert min(d["shares"].values()) > 0
+    g = d["grad"]
+    assert d["buffers"]["zeroed"] == pytest.approx([g] * len(d["buffers"]["zeroed"]))
+    assert d["buffers"]["kept"] == pytest.approx([g * (i + 1) for i in range(len(d["buffers"]["kept"]))])
+
+
+def test_memory_bill_activations_overtake_parameters(made):
+    d = made["memory-bill"].data
+    tokens, activations = np.asarray(d["tokens"]), np.asarray(d["activation_gb"])
+    assert activations[0] < d["parameter_gb"] < activations[-1]
+    crossing = tokens[np.argmax(activations > d["parameter_gb"])]
+    assert tokens[0] < d["crossover_tokens"] <= crossing
+    assert d["layers"] == 64 and d["intermediate"] == 17_408
+
+
+def test_training_loss_falls_and_the_boundary_separates_the_moons(made):
+    d = made["training"].data
+    history = d["history"]
+    assert history[-1] < history[0] / 3
+    assert d["accuracy"] >= 0.95
+    margin = np.asarray(d["margin"])
+    assert (margin > 0).any() and (margin < 0).any()
