@@ -56,13 +56,13 @@ def through_tanh(rest):
 
 
 downstream = {
-    "exp, then square": lambda t: t.exp() ** 2,
-    "times 3, minus 1, squared": lambda t: (t * 3 - 1) ** 2,
-    "sigmoid": lambda t: t.sigmoid(),
+    "(e^t)^2": lambda t: t.exp() ** 2,
+    "(3t - 1)^2": lambda t: (t * 3 - 1) ** 2,
+    "sigmoid(t)": lambda t: t.sigmoid(),
 }
 for name, rest in downstream.items():
     received, passed = through_tanh(rest)
-    print(f"{name:<26} tanh received {received:+.4f},", end=" ")
+    print(f"{name:<11} tanh received {received:+.4f},", end=" ")
     print(f"passed on {passed:+.4f}, ratio {passed / received:.4f}")
 print(f"1 - tanh(0.5)^2 = {1 - np.tanh(0.5) ** 2:.4f}")
 # --8<-- [end:local]
