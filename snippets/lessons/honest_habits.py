@@ -1,8 +1,11 @@
-"""Page 08, honest habits: gradient-check every new op against finite differences (and choose its step
-size), and before a long run confirm that every parameter gets a finite, non-zero gradient.
+"""Page 08, honest habits: gradient-check every new op against finite
+differences (and choose its step size), and before a long run confirm that
+every parameter gets a finite, non-zero gradient.
 
-The sections are shown, in this order, on docs/pt/08-honest-habits.md and docs/en/08-honest-habits.md;
-the tests run them in one fresh interpreter and compare what they print with what the pages show.
+The sections are shown, in this order, on docs/pt/08-honest-habits.md and
+docs/en/08-honest-habits.md; the tests run them in one fresh interpreter and
+compare what they print with what the pages show. Lines stay within 80
+characters: the width of the page's code column.
 """
 
 # --8<-- [start:new_op]
@@ -13,9 +16,13 @@ import numpy as np
 import culpa
 
 
+def sigmoid(x):
+    return np.exp(-np.logaddexp(0, -x))  # 1 / (1 + e^-x), no overflow
+
+
 def swish(x):
-    """swish(x) = x * sigmoid(x), as one op with its derivative written by hand."""
-    s = np.exp(-np.logaddexp(0, -x.data))  # sigmoid(x), without overflow for large |x|
+    """swish(x) = x * sigmoid(x), one op with a hand-written derivative."""
+    s = sigmoid(x.data)
     out = x.data * s
 
     def backward(g):  # (1)!
@@ -24,16 +31,19 @@ def swish(x):
     return culpa.op_result(out, "swish", (x,), backward)
 
 
-x = culpa.Tensor(np.random.default_rng(0).normal(size=5), requires_grad=True, name="x")  # (2)!
+rng = np.random.default_rng(0)
+x = culpa.Tensor(rng.normal(size=5), requires_grad=True, name="x")  # (2)!
 error = culpa.check.gradcheck(swish, [x])  # (3)!
-print("swish passes gradcheck; largest relative error below 1e-8:", error < 1e-8)
+print("swish passes gradcheck; largest relative error below 1e-8:",
+      error < 1e-8)
 # --8<-- [end:new_op]
 
 
 # --8<-- [start:planted_bug]
 def swish_forgetful(x):
-    """The same op with a classic slip: the product rule's second term is missing."""
-    s = np.exp(-np.logaddexp(0, -x.data))
+    """The same op with a classic slip: the product rule's second term
+    is missing."""
+    s = sigmoid(x.data)
     out = x.data * s
 
     def backward(g):
@@ -45,14 +55,15 @@ def swish_forgetful(x):
 try:
     culpa.check.gradcheck(swish_forgetful, [x])
 except culpa.check.GradcheckError as caught:
-    print("caught:", type(caught).__name__)
-    print("op:", caught.op, "  input:", caught.input_name, "  index:", caught.index)
-    print(f"analytic {caught.analytic:.4f}   numeric {caught.numeric:.4f}   "
-          f"relative error {caught.relative_error:.2f}")
     bug = caught
+    print("caught:", type(bug).__name__)
+    print("op:", bug.op, "  input:", bug.input_name, "  index:", bug.index)
+    print(f"analytic {bug.analytic:.4f}   numeric {bug.numeric:.4f}   "
+          f"relative error {bug.relative_error:.2f}")
 
 at_zero = culpa.Tensor(np.zeros(3), requires_grad=True)
-print("the same bug at x = 0 passes unnoticed:", culpa.check.gradcheck(swish_forgetful, [at_zero]) < 1e-8)
+error = culpa.check.gradcheck(swish_forgetful, [at_zero])
+print("the same bug at x = 0 passes unnoticed:", error < 1e-8)
 # --8<-- [end:planted_bug]
 
 
@@ -61,62 +72,76 @@ def relu_loss(t):
     return t.relu().sum()
 
 
-near_kink = culpa.Tensor([-0.5, 0.001, 0.8], requires_grad=True, name="x")  # 0.001 sits next to the kink
+# 0.001 sits right next to the kink at 0
+near_kink = culpa.Tensor([-0.5, 0.001, 0.8], requires_grad=True, name="x")
 try:
-    culpa.check.gradcheck(relu_loss, [near_kink], eps=1e-2)  # a step wider than the gap to 0
+    culpa.check.gradcheck(relu_loss, [near_kink], eps=1e-2)  # a wide step
 except culpa.check.GradcheckError as caught:
-    print(f"eps = 1e-2: fails at index {caught.index}: analytic {caught.analytic:.2f}, "
-          f"numeric {caught.numeric:.2f}")
     kink = caught
-print("eps = 1e-6: passes:", culpa.check.gradcheck(relu_loss, [near_kink], eps=1e-6) < 1e-8)
+    print(f"eps = 1e-2: fails at index {kink.index}: "
+          f"analytic {kink.analytic:.2f}, numeric {kink.numeric:.2f}")
+error = culpa.check.gradcheck(relu_loss, [near_kink], eps=1e-6)
+print("eps = 1e-6: passes:", error < 1e-8)
 
+single = culpa.Tensor(np.ones(3, dtype=np.float32), requires_grad=True)
 try:
-    culpa.check.gradcheck(swish, [culpa.Tensor(np.ones(3, dtype=np.float32), requires_grad=True)])
+    culpa.check.gradcheck(swish, [single])
 except TypeError as refused:
-    print(textwrap.fill(f"float32 refused: {refused}", width=72, subsequent_indent="  "))
+    print(textwrap.fill(f"float32 refused: {refused}", width=72,
+                        subsequent_indent="  "))
 # --8<-- [end:kink]
 
 
 # --8<-- [start:epsilon]
 def cube_error(eps, method, dtype):
-    """Worst relative error of finite differences for the gradient of sum(x**3), known exactly: 3 x**2."""
+    """Worst relative error of finite differences for the gradient of
+    sum(x**3), which is known exactly: 3 x**2."""
     points = np.linspace(0.5, 1.5, 5)
     t = culpa.Tensor(points.astype(dtype), requires_grad=True)
+
+    def cubes(u):
+        return (u * u * u).sum()
+
     try:
-        (numeric,) = culpa.check.finite_difference(lambda u: (u * u * u).sum(), [t], eps=eps, method=method)
-    except ZeroDivisionError:  # x + eps rounds back to x: the step is too small for this dtype
+        (numeric,) = culpa.check.finite_difference(
+            cubes, [t], eps=eps, method=method)
+    except ZeroDivisionError:  # x + eps rounds back to x: no step at all
         return None
     exact = 3 * points**2
     return float(np.max(np.abs(numeric - exact) / exact))
 
 
 steps = [10.0**-k for k in range(1, 11)]
-columns = [("central", np.float64), ("forward", np.float64), ("central", np.float32)]
-table = {column: [cube_error(eps, *column) for eps in steps] for column in columns}
+columns = [("central", np.float64), ("forward", np.float64),
+           ("central", np.float32)]
+table = {c: [cube_error(eps, *c) for eps in steps] for c in columns}
 
 print("   eps   central f64  forward f64  central f32")
 for i, eps in enumerate(steps):
     cells = [table[column][i] for column in columns]
-    print(f"{eps:.0e}" + "".join("          --" if e is None else f"{e:12.0e}" for e in cells))
+    print(f"{eps:.0e}" + "".join(
+        "          --" if e is None else f"{e:12.0e}" for e in cells))
 best_eps = {}
 for method, dtype in columns:
-    errors = [np.inf if e is None else e for e in table[(method, dtype)]]
+    errors = [np.inf if e is None else e for e in table[method, dtype]]
     best_eps[method, np.dtype(dtype).name] = steps[int(np.argmin(errors))]
 for (method, name), eps in best_eps.items():
     print(f"best eps, {method} {name}: {eps:.0e}")
 # --8<-- [end:epsilon]
 
 # --8<-- [start:theory]
+print("best eps ~ u^(1/3) for central, u^(1/2) for forward differences")
+print("          rounding u   u^(1/3)   u^(1/2)")
 for dtype in (np.float64, np.float32):
-    u = np.finfo(dtype).eps  # the spacing of numbers near 1: the rounding error of one operation
-    print(f"{np.dtype(dtype).name}: rounding u = {u:.1e}   central: eps ~ u^(1/3) = {u ** (1 / 3):.0e}"
-          f"   forward: eps ~ u^(1/2) = {u ** 0.5:.0e}")
+    u = np.finfo(dtype).eps  # (1)!
+    print(f"{np.dtype(dtype).name:8}  {u:10.1e}  {u ** (1 / 3):8.0e}"
+          f"  {u ** 0.5:8.0e}")
 # --8<-- [end:theory]
 
 
 # --8<-- [start:bad_gradients]
 class Classifier(culpa.nn.Module):
-    """Two hidden ReLU layers, and a learnable scale that multiplies the logits."""
+    """Two hidden ReLU layers, and a learnable scale for the logits."""
 
     def __init__(self):
         self.encoder = culpa.nn.Linear(2, 8, rng=0)
@@ -125,7 +150,8 @@ class Classifier(culpa.nn.Module):
         self.scale = culpa.Tensor(1.0, requires_grad=True)
 
     def named_parameters(self):
-        parts = {"encoder": self.encoder, "hidden": self.hidden, "head": self.head}
+        parts = {"encoder": self.encoder, "hidden": self.hidden,
+                 "head": self.head}
         named = [(f"{part}.{name}", p) for part, layer in parts.items()
                  for name, p in layer.named_parameters()]
         return named + [("scale", self.scale)]
@@ -149,17 +175,18 @@ class Careless(Classifier):
         return self.head(h)  # (3)!
 
 
-rng = np.random.default_rng(0)
 X = rng.normal(size=(64, 2))
-y = (X[:, 0] * X[:, 1] > 0).astype(int)  # class 1 in two opposite quadrants, class 0 in the other two
+y = (X[:, 0] * X[:, 1] > 0).astype(int)  # class 1: two opposite quadrants
 
 for model in (Classifier(), Careless()):
-    culpa.cross_entropy(model(X), y).backward()  # one loss, one backward: that is all the check needs
+    culpa.cross_entropy(model(X), y).backward()  # (4)!
     report = culpa.check.find_bad_gradients(model)
     total = len(model.parameters())
-    print(f"{type(model).__name__}: {len(report)} of {total} parameters with a bad gradient")
+    print(f"{type(model).__name__}: {len(report)} of {total} parameters "
+          "with a bad gradient")
     for name, problem in report:
-        print(f"  {name:15} {problem}")
+        kind, hint = problem.split(": ", 1)
+        print(f"{name:14} {kind:9} {hint}")
 # --8<-- [end:bad_gradients]
 
 
@@ -176,11 +203,9 @@ def train(model, steps=200, lr=0.1):
     return losses
 
 
-for model in (Classifier(), Careless()):
-    losses = train(model)
-    print(f"{type(model).__name__:10}  loss {losses[0]:.3f} -> {losses[-1]:.3f}")
-    if isinstance(model, Careless):
-        careless_losses = losses
-    else:
-        careful_losses = losses
+careful_losses = train(Classifier())
+careless_losses = train(Careless())
+for name, losses in (("Classifier", careful_losses),
+                     ("Careless", careless_losses)):
+    print(f"{name:10}  loss {losses[0]:.3f} -> {losses[-1]:.3f}")
 # --8<-- [end:silent]

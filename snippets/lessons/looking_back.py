@@ -1,7 +1,9 @@
 """Page 10, looking back: the whole chapter in a dozen lines of culpa.
 
-The section is shown on docs/pt/10-looking-back.md and docs/en/10-looking-back.md;
-the tests run it in a fresh interpreter and compare what it prints with what the pages show.
+The section is shown on docs/pt/10-looking-back.md and
+docs/en/10-looking-back.md; the tests run it in a fresh interpreter and compare
+what it prints with what the pages show. Lines stay within 80 characters: the
+width of the page's code column.
 """
 
 # --8<-- [start:recap]
@@ -10,20 +12,24 @@ import numpy as np
 import culpa
 
 rng = np.random.default_rng(0)
-X, y = rng.normal(size=(8, 3)), rng.integers(0, 3, size=8)  # 8 examples, 3 features, 3 classes
+X, y = rng.normal(size=(8, 3)), rng.integers(0, 3, size=8)  # 8 examples
 model = culpa.nn.MLP([3, 4, 3], activation="tanh", rng=0)
 params = model.parameters()
 before = [p.data.copy() for p in params]
 
 loss = culpa.cross_entropy(model(X), y)  # (1)!
-ops = [node.op for node in reversed(culpa.topo_order(loss)) if node.op != "leaf"]
+nodes = reversed(culpa.topo_order(loss))
+ops = [node.op for node in nodes if node.op != "leaf"]
 loss.backward()  # (2)!
-agreement = culpa.check.gradcheck(lambda *_: culpa.cross_entropy(model(X), y), params)  # (3)!
+agreement = culpa.check.gradcheck(  # (3)!
+    lambda *_: culpa.cross_entropy(model(X), y), params)
 
 n_params = sum(p.data.size for p in params)
 print(f"loss {loss.item():.3f}; backward visited {ops}")
 print("bad gradients:", culpa.check.find_bad_gradients(model))
 print("backprop agrees with finite differences:", agreement < 1e-6)
-print(f"{n_params} parameters: {2 * n_params} forward passes for finite differences, 2 passes for backprop")
-print("parameters moved:", any((p.data != b).any() for p, b in zip(params, before, strict=True)))  # (4)!
+print(f"{n_params} parameters: {2 * n_params} forward passes for finite "
+      "differences, 2 passes for backprop")
+pairs = zip(params, before, strict=True)
+print("parameters moved:", any((p.data != b).any() for p, b in pairs))  # (4)!
 # --8<-- [end:recap]

@@ -1,9 +1,11 @@
-"""Page 07, the memory bill: what a recorded graph keeps alive, the estimate for a 64-layer model, and
-gradient checkpointing in culpa, measured.
+"""Page 07, the memory bill: what a recorded graph keeps alive, the estimate
+for a 64-layer model, and gradient checkpointing in culpa, measured.
 
-The sections are shown, in this order, on docs/pt/07-memory.md and docs/en/07-memory.md;
-the tests run them in one fresh interpreter and compare what they print with what the pages show.
-Memory is measured by counting bytes (exact) and with tracemalloc, rounded so the output is deterministic.
+The sections are shown, in this order, on docs/pt/07-memory.md and
+docs/en/07-memory.md; the tests run them in one fresh interpreter and compare
+what they print with what the pages show. Memory is measured by counting bytes
+(exact) and with tracemalloc, rounded so that the output is deterministic.
+Lines stay within 80 characters: the width of the page's code column.
 """
 
 # --8<-- [start:kept]
@@ -19,7 +21,8 @@ MB = 1e6
 
 
 def graph_bytes(root):
-    """Bytes of every array the graph behind `root` holds, by the op that made it (leaves left out)."""
+    """Bytes of the arrays the graph behind `root` holds, by the op that
+    made them (leaves, the inputs and parameters, left out)."""
     held = Counter()
     for node in culpa.topo_order(root):
         if node.op != "leaf":
@@ -28,8 +31,9 @@ def graph_bytes(root):
 
 
 rng = np.random.default_rng(0)
-model = culpa.nn.MLP([250] * 9 + [10], activation="tanh", rng=0)  # 8 hidden layers, 250 wide
-X, labels = rng.normal(size=(1000, 250)), rng.integers(0, 10, size=1000)  # a batch of 1000 examples
+# 8 hidden layers, 250 wide, and a batch of 1000 examples
+model = culpa.nn.MLP([250] * 9 + [10], activation="tanh", rng=0)
+X, labels = rng.normal(size=(1000, 250)), rng.integers(0, 10, size=1000)
 param_bytes = sum(p.data.nbytes for p in model.parameters())
 
 tracemalloc.start()  # (1)!
@@ -40,13 +44,15 @@ held = graph_bytes(loss)
 
 for op, nbytes in held.items():
     print(f"{op:>13}: {nbytes / MB:5.1f} MB")
-print(f"the graph holds {sum(held.values()) / MB:.1f} MB; tracemalloc saw {after_forward / MB:.0f} MB appear")
+print(f"the graph holds {sum(held.values()) / MB:.1f} MB; "
+      f"tracemalloc saw {after_forward / MB:.0f} MB appear")
 print(f"the parameters take {param_bytes / MB:.1f} MB")
 
 loss.backward()  # (2)!
 after_backward = tracemalloc.get_traced_memory()[0] - start
 grad_bytes = sum(p.grad.nbytes for p in model.parameters())
-print(f"after backward: {after_backward / MB:.0f} MB in use, {grad_bytes / MB:.0f} MB of it gradients")
+print(f"after backward: {after_backward / MB:.0f} MB in use, "
+      f"{grad_bytes / MB:.0f} MB of it gradients")
 tracemalloc.stop()
 # --8<-- [end:kept]
 
@@ -58,10 +64,15 @@ def held_mb():
     return sum(ref().nbytes for ref in alive if ref() is not None) / MB
 
 
+def bar():
+    return f"{held_mb():3.0f} MB  " + "#" * round(held_mb() / 2)
+
+
 def probe(x, layer):
-    """An op that changes nothing; when the blame passes through it, it says how much is still held."""
+    """An op that changes nothing. When the blame passes through it on the
+    way back, it says how much activation memory is still alive."""
     def backward(g):
-        print(f"backward reaches layer {layer}: {held_mb():3.0f} MB  " + "#" * round(held_mb() / 2))
+        print(f"backward reaches layer {layer}: {bar()}")
         return (g,)
 
     return culpa.op_result(x.data, "probe", (x,), backward)
@@ -69,12 +80,12 @@ def probe(x, layer):
 
 model.zero_grad()
 a = culpa.Tensor(X)
-for layer_number, layer in enumerate(model.layers[:-1], start=1):
+for number, layer in enumerate(model.layers[:-1], start=1):
     z = layer(a)  # z = W a + b
     a = z.tanh()  # a = sigma(z)
     alive += [weakref.ref(z.data), weakref.ref(a.data)]
-    print(f"forward, layer {layer_number} done: {held_mb():3.0f} MB  " + "#" * round(held_mb() / 2))
-    a = probe(a, layer_number)
+    print(f"forward, layer {number} done: {bar()}")
+    a = probe(a, number)
 loss = culpa.cross_entropy(model.layers[-1](a), labels)
 del z, a  # (1)!
 loss.backward()
@@ -82,16 +93,19 @@ print(f"backward finished: {held_mb():.0f} MB")
 # --8<-- [end:timeline]
 
 # --8<-- [start:batch]
-per_example = sum(graph_bytes(culpa.cross_entropy(model(X[:1]), labels[:1])).values())
-print(f"activations per example: {per_example / 1e3:.1f} kB;  parameters: {param_bytes / MB:.1f} MB")
+one = culpa.cross_entropy(model(X[:1]), labels[:1])  # a batch of one example
+per_example = sum(graph_bytes(one).values())
+print(f"activations per example: {per_example / 1e3:.1f} kB;  "
+      f"parameters: {param_bytes / MB:.1f} MB")
 for batch in (100, 250, 1000, 4000):
     print(f"batch {batch:4d}: activations {batch * per_example / MB:6.1f} MB")
-print(f"the activations outweigh the parameters from {param_bytes / per_example:.0f} examples per batch")
+print(f"the activations outweigh the parameters from "
+      f"{param_bytes / per_example:.0f} examples per batch")
 # --8<-- [end:batch]
 
 # --8<-- [start:estimate]
 layers = 64  # from the seed
-intermediate = 17_408  # from the seed: the feed-forward block's intermediate width
+intermediate = 17_408  # from the seed: the feed-forward intermediate width
 parameters = 27e9  # from the seed (the Qwen3.8-27B model card)
 hidden = 5_120  # an assumption: the seed does not give the hidden size
 bytes_per_value = 2  # bf16, for weights and activations alike
@@ -102,12 +116,14 @@ activation_per_token = values_per_token * bytes_per_value
 parameter_memory = parameters * bytes_per_value
 crossover = parameter_memory / activation_per_token
 
-print(f"kept per token: {values_per_token:,} values = {activation_per_token / MB:.2f} MB")
+print(f"kept per token: {values_per_token:,} values "
+      f"= {activation_per_token / MB:.2f} MB")
 print(f"parameters: {parameter_memory / GB:.0f} GB")
 token_counts = (1_024, 4_096, 8_192, 65_536, 1_048_576)
 for tokens in token_counts:
-    print(f"{tokens:>9,} tokens in the batch: activations {tokens * activation_per_token / GB:7,.1f} GB")
-print(f"the activations outweigh the parameters from {crossover:,.0f} tokens on")
+    gb = tokens * activation_per_token / GB
+    print(f"{tokens:>9,} tokens in the batch: activations {gb:7,.1f} GB")
+print(f"the activations outweigh the parameters from {crossover:,.0f} tokens")
 # --8<-- [end:estimate]
 
 # --8<-- [start:checkpoint]
@@ -126,12 +142,14 @@ def counted(block):
 
 
 def train_step(segments):
-    """Forward and backward of a fresh 32-layer MLP; returns it, the peak MB and the layer runs."""
+    """Forward and backward of a fresh 32-layer MLP.
+    Returns the MLP, the peak memory in MB and the layer runs."""
     deep = culpa.nn.MLP([width] * (depth + 1) + [10], activation="tanh", rng=0)
     blocks = [counted(block) for block in deep.blocks()]  # (1)!
     runs.clear()
     tracemalloc.start()
-    out = culpa.checkpoint.checkpoint_sequential(blocks, segments, culpa.Tensor(X_deep))  # (2)!
+    out = culpa.checkpoint.checkpoint_sequential(  # (2)!
+        blocks, segments, culpa.Tensor(X_deep))
     forward_runs = len(runs)
     culpa.cross_entropy(out, labels_deep).backward()
     peak = tracemalloc.get_traced_memory()[1]
@@ -139,15 +157,16 @@ def train_step(segments):
     return deep, peak / MB, forward_runs, len(runs) - forward_runs
 
 
-plain, plain_peak, _, _ = train_step(1)  # (3)!
-print("segments   peak memory   layer runs: forward + recomputed   same gradients")
+plain = train_step(1)[0]  # (3)!
+print("segments  peak memory  forward runs  recomputed  same gradients")
 results = {}
 for segments in (1, 2, 4, 8, 16):
     deep, peak, forward_runs, recomputed = train_step(segments)
     pairs = zip(plain.parameters(), deep.parameters(), strict=True)
-    same = all(np.array_equal(p.grad, q.grad) for p, q in pairs)  # bit for bit, not just close
+    same = all(np.array_equal(p.grad, q.grad) for p, q in pairs)  # (4)!
     results[segments] = (peak, recomputed)
-    print(f"{segments:8d}   {peak:8.0f} MB   {forward_runs:17d} + {recomputed:2d}   {same!s:>20}")
+    print(f"{segments:8d}  {peak:8.0f} MB  {forward_runs:12d}  {recomputed:10d}"
+          f"  {same!s:>14}")
 best = min(results, key=lambda segments: results[segments][0])
 print("lowest peak with", best, "segments")
 # --8<-- [end:checkpoint]

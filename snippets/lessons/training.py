@@ -1,7 +1,11 @@
-"""Page 09, training for real: a culpa MLP learns the two-moons data set with plain SGD.
+"""Page 09, training for real: a culpa MLP learns two moons with plain SGD.
 
-The sections are shown, in this order, on docs/pt/09-training.md and docs/en/09-training.md;
-the tests run them in one fresh interpreter and compare what they print with what the pages show.
+The sections are shown, in this order, on docs/pt/09-training.md and
+docs/en/09-training.md; the tests run them in one fresh interpreter and compare
+what they print with what the pages show. The data, seed and hyperparameters
+are those of the training figure (snippets/figures/training.py), so that the
+figure shows this very run. Lines stay within 80 characters: the width of the
+page's code column.
 """
 
 # --8<-- [start:data]
@@ -11,15 +15,17 @@ import culpa
 
 
 def two_moons(n, noise, seed):
-    """n points on two interleaved half circles: the upper moon is class 0, the lower moon class 1."""
+    """n points on two interleaved half circles: the upper moon is class 0,
+    the lower moon class 1."""
     rng = np.random.default_rng(seed)
     half = n // 2
-    upper, lower = rng.uniform(0, np.pi, half), rng.uniform(0, np.pi, n - half)  # angles along each moon
+    upper = rng.uniform(0, np.pi, half)  # angles along each moon
+    lower = rng.uniform(0, np.pi, n - half)
     points = np.concatenate([
         np.stack([np.cos(upper), np.sin(upper)], axis=1),  # (1)!
         np.stack([1 - np.cos(lower), 0.5 - np.sin(lower)], axis=1),
     ])
-    points += rng.normal(0, noise, points.shape)  # a little noise, so the moons are not perfect curves
+    points += rng.normal(0, noise, points.shape)  # so the moons are fuzzy
     labels = np.repeat([0, 1], [half, n - half])
     return points, labels
 
@@ -33,15 +39,17 @@ print("x from", X[:, 0].min().round(1), "to", X[:, 0].max().round(1),
 # --8<-- [end:data]
 
 # --8<-- [start:model]
-model = culpa.nn.MLP([2, 16, 16, 2], activation="tanh", rng=0)  # 2 inputs, two hidden layers, 2 logits
+# 2 inputs, two hidden layers of 16, 2 logits
+model = culpa.nn.MLP([2, 16, 16, 2], activation="tanh", rng=0)
 n_params = sum(p.data.size for p in model.parameters())
 
-first_loss = culpa.cross_entropy(model(X), y)  # the whole data set, before any training
+first_loss = culpa.cross_entropy(model(X), y)  # all 200 points, untrained
 first_loss.backward()
 
 print(model, "with", n_params, "parameters")
 print(f"first loss: {first_loss.item():.3f}   ln 2 = {np.log(2):.3f}")
-print("parameters whose gradient is missing, non-finite or zero:", culpa.check.find_bad_gradients(model))
+print("parameters with a missing, non-finite or zero gradient:",
+      culpa.check.find_bad_gradients(model))
 # --8<-- [end:model]
 
 
@@ -56,7 +64,7 @@ def train(model, lr, epochs, batch_size=20, seed=0):
     shuffle = np.random.default_rng(seed)
     history = []
     for _ in range(epochs):
-        order = shuffle.permutation(len(X))  # a new order of the examples every epoch
+        order = shuffle.permutation(len(X))  # a new order every epoch
         total = 0.0
         for start in range(0, len(X), batch_size):
             batch = order[start:start + batch_size]
@@ -69,7 +77,7 @@ def train(model, lr, epochs, batch_size=20, seed=0):
     return history
 
 
-model = culpa.nn.MLP([2, 16, 16, 2], activation="tanh", rng=0)  # the same start as above
+model = culpa.nn.MLP([2, 16, 16, 2], activation="tanh", rng=0)  # same start
 history = train(model, lr=0.1, epochs=200)
 
 for epoch in (1, 10, 50, 100, 200):
@@ -78,21 +86,23 @@ print("accuracy on the 200 points:", accuracy(model, X, y))
 # --8<-- [end:loop]
 
 # --8<-- [start:boundary]
-xs = np.linspace(-1.5, 2.5, 41)  # a grid over the plane, 0.1 apart across...
-ys = np.linspace(1.5, -1.1, 14)  # ...and 0.2 apart down, top row first, as the screen prints it
+xs = np.linspace(-1.5, 2.5, 41)  # across the plane, 0.1 apart...
+ys = np.linspace(1.5, -1.1, 14)  # ...and down, 0.2 apart, top row first
 grid = np.array([(a, b) for b in ys for a in xs])
 with culpa.no_grad():
     region = model(grid).data.argmax(axis=1).reshape(len(ys), len(xs))
 
-for row in region:
-    print("".join(".#"[c] for c in row))  # . = class 0 (upper moon), # = class 1 (lower moon)
+for row in region:  # . for class 0 (upper moon), # for class 1 (lower moon)
+    print("".join(".#"[c] for c in row))
 # --8<-- [end:boundary]
 
 # --8<-- [start:optimizer]
 final, correct = {}, {}
 for lr in (0.01, 0.1, 3.0):
-    fresh = culpa.nn.MLP([2, 16, 16, 2], activation="tanh", rng=0)  # same start, same batches
+    # the same start and the same batches: only the learning rate changes
+    fresh = culpa.nn.MLP([2, 16, 16, 2], activation="tanh", rng=0)
     final[lr] = train(fresh, lr=lr, epochs=200)[-1]
     correct[lr] = accuracy(fresh, X, y)
-    print(f"lr = {lr:<5}  loss after 200 epochs {final[lr]:7.3f}   accuracy {correct[lr]:.3f}")
+    print(f"lr = {lr:<5}  loss after 200 epochs {final[lr]:7.3f}   "
+          f"accuracy {correct[lr]:.3f}")
 # --8<-- [end:optimizer]
