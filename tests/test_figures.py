@@ -95,6 +95,8 @@ def test_figure_speaks_the_language_of_its_page(made, modules, name):
     """pt and en show different words, the same label keys, and numbers written the language's way."""
     module, data = modules[name], made[name].data
     assert set(module.LABELS["pt"]) == set(module.LABELS["en"]), f"{name}: LABELS keys differ"
+    translated = [k for k, v in module.LABELS["en"].items() if v != module.LABELS["pt"][k]]
+    assert len(translated) >= len(module.LABELS["en"]) / 2, f"{name}: most labels are not translated"
     texts = {lang: drawn_texts(module, data, lang) for lang in LANGS}
     assert texts["pt"] != texts["en"], f"{name}: pt and en figures show the same text"
     english_only = {v for k, v in module.LABELS["en"].items()
@@ -220,7 +222,9 @@ def test_checkpointing_lowers_the_peak_and_costs_recomputation(made):
 
 def test_choosing_epsilon_best_central_step_in_float64_is_moderate(made):
     d = made["choosing-epsilon"].data
-    assert 1e-7 <= d["best_eps"]["central/float64"] <= 1e-3
+    best_step = d["eps"][int(np.nanargmin(d["errors"]["central/float64"]))]  # the bottom of the plotted U
+    assert best_step == d["best_eps"]["central/float64"], "the marked best ε is not the curve's minimum"
+    assert 1e-7 <= best_step <= 1e-3, f"best central ε in float64: {best_step:g}"
     for key, errors in d["errors"].items():  # U-shaped: both ends far worse than the bottom
         errors = np.asarray(errors, dtype=float)
         finite = errors[np.isfinite(errors)]
