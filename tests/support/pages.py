@@ -112,8 +112,10 @@ class Page:
 
 
 def page_files(lang: str) -> list[str]:
+    """The lesson pages of a language; the labs (docs/<lang>/labs/, notebooks) are tests/test_labs.py's."""
     base = DOCS / lang
-    return sorted(p.relative_to(base).as_posix() for p in base.rglob("*.md"))
+    pages = (p.relative_to(base).as_posix() for p in base.rglob("*.md"))
+    return sorted(rel for rel in pages if not rel.startswith("labs/"))
 
 
 def load_page(lang: str, rel: str) -> Page:

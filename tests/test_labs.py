@@ -1,0 +1,381 @@
+"""The labs: notebooks kept as text (docs/<lang>/labs/<name>.md, MyST), executed by the build, downloadable.
+
+Sources (no build needed):
+- every lab exists in both languages and in the navigation; pt and en have the same cells, identical code,
+  the same sections, formulas and links; each links back to the lessons it extends;
+- its first cell says in one line, in its language, how to install culpa; its first code cell imports
+  culpa, numpy and matplotlib and, when one is missing, says which and where to look.
+The built site (the session's `built_site`, and builds of their own where a test must break something):
+- each lab page is the rendered notebook, with every output and figure, in both languages, its formulas left
+  to the site's KaTeX, its figures described, nothing loaded from another host, a language switcher that
+  leads to the same lab, and a download link, in the page's language, to the executed .ipynb;
+- that .ipynb runs top to bottom with nbclient in a fresh empty folder, only the installed project importable;
+- a cell that raises fails the build, which names the lab, the cell and its line;
+- a second build with nothing changed executes no lab, and the cache key follows what changes outputs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from html import unescape
+from pathlib import Path
+
+import jupytext
+import nbformat
+import pytest
+
+from support.pages import DOCS, LANGS, ROOT, _load_hook, mkdocs_config
+
+notebooks = _load_hook("notebooks")
+
+# Each lab and the lessons it extends (it must link back to each).
+LABS = {
+    "measure-the-cost": ["01-a-billion-knobs.md"],
+    "build-check-train": ["08-honest-habits.md", "09-training.md"],
+    "memory-for-compute": ["07-memory.md"],
+}
+LAB_IDS = [f"{lang}/{name}" for lang in LANGS for name in LABS]
+INSTALL = {"pt": "instale", "en": "install"}  # the first cell's instruction, in the page's language
+DOWNLOAD_WORD = {"pt": "Baixar", "en": "Download"}
+HEADING = re.compile(r"^(#{1,6})\s", re.M)
+FORMULA = re.compile(r"\$\$.+?\$\$|(?<![\\$])\$[^$\n]+?\$", re.S)
+MD_LINK = re.compile(r"\]\(([^)\s]+)\)")
+
+
+def source(lab_id: str) -> Path:
+    lang, name = lab_id.split("/")
+    return DOCS / lang / "labs" / f"{name}.md"
+
+
+def cells(lab_id: str):
+    return jupytext.read(source(lab_id)).cells
+
+
+def page_dir(site: Path, lab_id: str) -> Path:
+    lang, name = lab_id.split("/")
+    return site / ("" if lang == LANGS[0] else lang) / "labs" / name
+
+
+def executed_download(site: Path, lab_id: str) -> Path:
+    return page_dir(site, lab_id) / f"{lab_id.split('/')[1]}.ipynb"
+
+
+# ---- the sources ------------------------------------------------------------------------------------
+
+
+def test_every_lab_exists_in_both_languages_and_in_the_navigation():
+    for lang in LANGS:
+        found = sorted(p.stem for p in (DOCS / lang / "labs").glob("*.md"))
+        assert found == sorted(LABS), f"docs/{lang}/labs/ holds {found}, expected {sorted(LABS)}"
+    in_nav = json.dumps(mkdocs_config()["nav"])
+    missing = [name for name in LABS if f"labs/{name}.md" not in in_nav]
+    assert not missing, f"labs missing from mkdocs.yml's nav: {missing}"
+
+
+@pytest.mark.parametrize("name", list(LABS))
+def test_labs_match_across_languages(name):
+    pt, en = cells(f"pt/{name}"), cells(f"en/{name}")
+
+    def shape(notebook_cells):
+        prose = "\n".join(c.source for c in notebook_cells if c.cell_type == "markdown")
+        return {
+            "cell types, in order": [c.cell_type for c in notebook_cells],
+            "code cells": [c.source for c in notebook_cells if c.cell_type == "code"],
+            "heading levels": [len(h) for h in HEADING.findall(prose)],
+            "formulas": FORMULA.findall(re.sub(r"`[^`]*`", "", prose)),
+            "links (without #anchor)": [link.split("#")[0] for link in MD_LINK.findall(prose)],
+        }
+
+    pt_shape, en_shape = shape(pt), shape(en)
+    for key in pt_shape:
+        assert pt_shape[key] == en_shape[key], (
+            f"docs/pt/labs/{name}.md and docs/en/labs/{name}.md differ in their {key}:\n"
+            f"  pt: {pt_shape[key]}\n  en: {en_shape[key]}"
+        )
+
+
+@pytest.mark.parametrize("lab_id", LAB_IDS)
+def test_lab_links_back_to_the_lessons_it_extends(lab_id):
+    lang, name = lab_id.split("/")
+    prose = "\n".join(c.source for c in cells(lab_id) if c.cell_type == "markdown")
+    links = {link.split("#")[0] for link in MD_LINK.findall(prose)}
+    for lesson in LABS[name]:
+        assert f"../{lesson}" in links, f"{source(lab_id)} does not link back to ../{lesson}"
+        assert (DOCS / lang / lesson).is_file(), f"{source(lab_id)} extends a lesson that does not exist"
+
+
+@pytest.mark.parametrize("lab_id", LAB_IDS)
+def test_first_cell_says_in_one_line_how_to_install(lab_id):
+    lang = lab_id.split("/")[0]
+    first = cells(lab_id)[0]
+    assert first.cell_type == "markdown", f"{source(lab_id)}: the first cell must be Markdown"
+    lines = [line for line in first.source.splitlines() if line.strip()]
+    assert len(lines) == 2 and lines[0].startswith("# "), (
+        f"{source(lab_id)}: the first cell must be the title and one line on how to install culpa, "
+        f"got {lines}"
+    )
+    instruction = lines[1]
+    assert INSTALL[lang] in instruction and "culpa" in instruction and "pip install" in instruction, (
+        f"{source(lab_id)}: the first cell's line must tell, in '{lang}', how to install culpa "
+        f"(with the pip command): {instruction!r}"
+    )
+
+
+@pytest.mark.parametrize("lab_id", LAB_IDS)
+@pytest.mark.parametrize("module", ["culpa", "numpy", "matplotlib"])
+def test_first_code_cell_names_what_is_missing(lab_id, module, monkeypatch):
+    from IPython.core.inputtransformer2 import TransformerManager
+
+    code_cell = next(c for c in cells(lab_id) if c.cell_type == "code")
+    code = TransformerManager().transform_cell(code_cell.source)  # %magics become Python
+    monkeypatch.setitem(sys.modules, module, None)  # `import module` now fails as if not installed
+    with pytest.raises(ImportError) as raised:
+        exec(compile(code, f"{source(lab_id)}, first code cell", "exec"), {})
+    message = str(raised.value)
+    assert module in message and "first cell" in message and "primeira célula" in message, (
+        f"{source(lab_id)}: without {module} the first code cell must say that {module} is missing and "
+        f"point to the first cell, in both languages; it says {message!r}"
+    )
+
+
+# ---- the built pages --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("lab_id", LAB_IDS)
+def test_lab_page_is_the_rendered_notebook_with_outputs_and_figures(built_site, lab_id):
+    page = page_dir(built_site, lab_id) / "index.html"
+    assert page.is_file(), f"no page for {source(lab_id)} at {page.relative_to(built_site)}"
+    html = page.read_text(encoding="utf-8")
+    assert "{code-cell}" not in html and "jupytext:" not in html, f"{page}: shows the lab's source text"
+    executed = nbformat.read(executed_download(built_site, lab_id), as_version=4)
+    code = [c for c in executed.cells if c.cell_type == "code"]
+    shown = re.findall(r'class="jp-Cell jp-CodeCell[^"]*" id="cell-id=', html)
+    assert len(shown) == len(code), f"{page}: shows {len(shown)} code cells, the lab has {len(code)}"
+    printed = [o.text for c in code for o in c.outputs if o.output_type == "stream" and o.text.strip()]
+    figures = [o for c in code for o in c.outputs if "image/png" in o.get("data", {})]
+    assert printed and figures, f"{source(lab_id)}: a lab prints and draws something"
+    text = unescape(re.sub(r"<[^>]+>", "", html))
+    for out in printed:
+        first_line = out.strip().splitlines()[0]
+        assert first_line in text, f"{page}: the output {first_line!r} is not on the page"
+    images = [dict(re.findall(r'(\w+)="([^"]*)"', tag)) for tag in re.findall(r"<img\b[^>]*>", html)]
+    shown = [(i["src"], i.get("alt", "")) for i in images if i.get("src", "").startswith("data:image/png")]
+    assert [src[len("data:image/png;base64,"):][:40] for src, _ in shown] == [
+        f.data["image/png"][:40] for f in figures
+    ], f"{page}: the page does not show the notebook's figures, in order"
+    generic = [alt for _, alt in shown if not alt or alt.startswith("No description")]
+    assert not generic, f"{page}: figures without the lab's own description: {generic}"
+
+
+@pytest.mark.parametrize("lab_id", LAB_IDS)
+def test_lab_formulas_are_left_to_the_site_katex(built_site, lab_id):
+    html = (page_dir(built_site, lab_id) / "index.html").read_text(encoding="utf-8")
+    math_js = (ROOT / "docs" / "assets" / "math.js").read_text(encoding="utf-8")
+    assert "jp-RenderedMarkdown" in math_js, "assets/math.js no longer typesets notebook Markdown cells"
+    assert "assets/math.js" in html, "the lab page does not load assets/math.js"
+    cells_html = re.findall(r'<div class="[^"]*jp-RenderedMarkdown[^"]*"[^>]*>(.*?)</div>', html, re.S)
+    rendered = unescape("".join(cells_html))
+    prose = "\n".join(c.source for c in cells(lab_id) if c.cell_type == "markdown")
+    formulas = [f.strip("$").strip() for f in FORMULA.findall(re.sub(r"`[^`]*`", "", prose))]
+    assert formulas, f"{source(lab_id)}: a lab explains with at least one formula"
+    missing = [f for f in formulas if f not in rendered]
+    assert not missing, f"{lab_id}: formulas not left as TeX in the notebook's Markdown cells: {missing}"
+
+
+@pytest.mark.parametrize("lab_id", LAB_IDS)
+def test_lab_page_loads_nothing_from_other_hosts(built_site, lab_id):
+    html = (page_dir(built_site, lab_id) / "index.html").read_text(encoding="utf-8")
+    for m in re.finditer(r"<script\b([^>]*)>(.*?)</script>", html, re.S | re.I):
+        attrs, body = m.group(1), m.group(2)
+        src = re.search(r"""\bsrc\s*=\s*["']([^"']*)["']""", attrs)
+        assert src is None or (src.group(1).strip() and "//" not in src.group(1)), (
+            f"{lab_id}: a script with src={src.group(1)!r}: empty or from another host"
+        )
+        assert not re.search(r"""["'`](?:https?:)?//""", body), (
+            f"{lab_id}: an inline script reaches another host: {body.strip()[:200]!r}"
+        )
+    for word in ("cdnjs", "mathjax.js", "mermaid.esm"):
+        assert word not in html, f"{lab_id}: the page still references {word}"
+
+
+@pytest.mark.parametrize("lab_id", LAB_IDS)
+def test_language_switcher_leads_to_the_same_lab(built_site, lab_id):
+    lang, name = lab_id.split("/")
+    here = page_dir(built_site, lab_id)
+    html = (here / "index.html").read_text(encoding="utf-8")
+    for other in LANGS:
+        link = re.search(rf'<a href="([^"]+)" hreflang="{other}"', html)
+        assert link, f"{lab_id}: no language switcher entry for '{other}'"
+        target = (here / link.group(1)).resolve()
+        assert target == page_dir(built_site, f"{other}/{name}").resolve(), (
+            f"{lab_id}: the switcher's '{other}' entry leads to {target}, not to the same lab"
+        )
+
+
+@pytest.mark.parametrize("lab_id", LAB_IDS)
+def test_download_link_gives_the_executed_notebook_in_the_page_language(built_site, lab_id):
+    lang = lab_id.split("/")[0]
+    here = page_dir(built_site, lab_id)
+    html = (here / "index.html").read_text(encoding="utf-8")
+    link = re.search(r'<a [^>]*href="([^"]+\.ipynb)"[^>]*\bdownload\b[^>]*>([^<]+)</a>', html)
+    assert link, f"{lab_id}: no download link to an .ipynb on the page"
+    assert DOWNLOAD_WORD[lang] in link.group(2), f"{lab_id}: the download link is not in '{lang}'"
+    download = (here / link.group(1)).resolve()
+    assert download == executed_download(built_site, lab_id).resolve() and download.is_file()
+    notebook = nbformat.read(download, as_version=4)
+    nbformat.validate(notebook)
+    title = cells(lab_id)[0].source.splitlines()[0]
+    assert notebook.cells[0].source.splitlines()[0] == title, f"{download}: not the '{lang}' notebook"
+    code = [c for c in notebook.cells if c.cell_type == "code"]
+    assert all(c.execution_count for c in code), f"{download}: not every code cell was executed"
+    assert any(c.outputs for c in code), f"{download}: the notebook has no outputs"
+    assert "jupytext" not in notebook.metadata, f"{download}: still paired with its text source"
+    for c in notebook.cells:
+        for target in MD_LINK.findall(c.source) if c.cell_type == "markdown" else []:
+            assert re.match(r"https?://", target), (
+                f"{download}: the link {target!r} would not work on the reader's machine"
+            )
+
+
+async def _run_notebook(path: Path, work: Path) -> str | None:
+    """Execute a notebook file top to bottom in `work`; None, or what failed (the cell and the traceback)."""
+    from nbclient import NotebookClient
+
+    notebook = nbformat.read(path, as_version=4)
+    current = {}
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "MPLBACKEND")}
+    client = NotebookClient(notebook, timeout=300, kernel_name="python3", allow_errors=False,
+                            resources={"metadata": {"path": str(work)}},
+                            on_cell_start=lambda cell, cell_index: current.update(index=cell_index))
+    try:
+        await client.async_execute(env=env, stderr=subprocess.DEVNULL)
+    except Exception as error:
+        return f"cell {current.get('index')}: {type(error).__name__}: {error}"
+    return None
+
+
+@pytest.fixture(scope="module")
+def downloads_run(built_site, tmp_path_factory) -> dict[str, str | None]:
+    """Run every lab's downloaded notebook, two at a time, each in its own fresh empty folder."""
+
+    async def run_all():
+        gate = asyncio.Semaphore(2)
+
+        async def one(lab_id):
+            work = tmp_path_factory.mktemp("reader")
+            copy = tmp_path_factory.mktemp("download") / executed_download(built_site, lab_id).name
+            shutil.copy(executed_download(built_site, lab_id), copy)
+            async with gate:
+                result = await _run_notebook(copy, work)
+            return lab_id, result
+
+        return dict(await asyncio.gather(*(one(lab_id) for lab_id in LAB_IDS)))
+
+    return asyncio.run(run_all())
+
+
+@pytest.mark.parametrize("lab_id", LAB_IDS)
+def test_downloaded_notebook_runs_top_to_bottom_in_a_fresh_folder(downloads_run, lab_id):
+    failure = downloads_run[lab_id]
+    assert failure is None, f"the downloaded notebook of {source(lab_id)} fails in a fresh folder: {failure}"
+
+
+# ---- execution at build time: failures and the cache ------------------------------------------------
+
+
+def _copy_project(target: Path) -> Path:
+    """What a build reads: mkdocs.yml, docs/, snippets/ and the caches (so unchanged labs are not rerun)."""
+    target.mkdir(parents=True)
+    shutil.copy(ROOT / "mkdocs.yml", target / "mkdocs.yml")
+    ignore = shutil.ignore_patterns("__pycache__", "*.ipynb")
+    shutil.copytree(ROOT / "docs", target / "docs", ignore=ignore)
+    shutil.copytree(ROOT / "snippets", target / "snippets", ignore=shutil.ignore_patterns("__pycache__"))
+    for cache in ("labs", "figures"):
+        if (ROOT / ".cache" / cache).is_dir():
+            shutil.copytree(ROOT / ".cache" / cache, target / ".cache" / cache)
+    return target
+
+
+def _build(project: Path, site: Path) -> subprocess.CompletedProcess:
+    env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
+    return subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site)],
+                          cwd=project, env=env, capture_output=True, text=True, timeout=600)
+
+
+def test_a_cell_that_raises_fails_the_build_naming_the_lab_and_the_cell(built_site, tmp_path):
+    project = _copy_project(tmp_path / "project")
+    lab = project / "docs" / "en" / "labs" / "measure-the-cost.md"
+    text = lab.read_text(encoding="utf-8")
+    fences = notebooks.code_cell_lines(text)
+    lines = text.splitlines(keepends=True)
+    at = fences[1] - 1  # the planted cell becomes the second code cell
+    planted = "```{code-cell} ipython3\nraise RuntimeError('planted by test_labs')\n```\n\n"
+    lab.write_text("".join(lines[:at]) + planted + "".join(lines[at:]), encoding="utf-8")
+    proc = _build(project, tmp_path / "site")
+    log = proc.stdout + proc.stderr
+    assert proc.returncode != 0, f"the build passed although a cell of a lab raises:\n{log[-3000:]}"
+    expected = f"docs/en/labs/measure-the-cost.md failed in code cell 2 (line {at + 1})"
+    assert expected in log and "RuntimeError: planted by test_labs" in log, (
+        f"the build failed without naming the lab, the cell and the error ({expected!r}):\n{log[-3000:]}"
+    )
+
+
+def test_a_second_build_executes_no_lab(built_site, tmp_path):
+    labs = notebooks.find_labs(DOCS, ROOT / ".cache" / "labs")
+    assert {f"{lab.lang}/{lab.name}" for lab in labs} == set(LAB_IDS)
+    if any(not notebooks.is_fresh(lab, notebooks.cache_key(lab.source)) for lab in labs):
+        # culpa or a lab changed since the session's build (others work in this tree): catch up first
+        settle = _build(ROOT, tmp_path / "settle")
+        assert settle.returncode == 0, f"the build failed:\n{settle.stdout}\n{settle.stderr}"
+    before = {lab.label: lab.executed.stat().st_mtime_ns for lab in labs}
+    proc = _build(ROOT, tmp_path / "site")
+    assert proc.returncode == 0, f"the second build failed:\n{proc.stdout}\n{proc.stderr}"
+    ran = re.findall(r"labs: executed (\S+)", proc.stdout + proc.stderr)
+    assert not ran, f"a second build with nothing changed executed labs again: {ran}"
+    after = {lab.label: lab.executed.stat().st_mtime_ns for lab in labs}
+    assert after == before, "a second build with nothing changed rewrote executed notebooks"
+    assert (page_dir(tmp_path / "site", LAB_IDS[0]) / "index.html").is_file()
+
+
+def test_cache_key_follows_everything_that_changes_outputs(tmp_path, monkeypatch):
+    lab = tmp_path / "lab.md"
+    shutil.copy(source(LAB_IDS[0]), lab)
+    base = notebooks.cache_key(lab)
+    assert notebooks.cache_key(lab) == base, "the key is not stable"
+
+    lab.write_text(lab.read_text(encoding="utf-8") + "\n", encoding="utf-8")
+    assert notebooks.cache_key(lab) != base, "editing the lab does not change its key"
+    shutil.copy(source(LAB_IDS[0]), lab)
+
+    engine = [tmp_path / p.name for p in notebooks.culpa_sources()]
+    for original, copy in zip(notebooks.culpa_sources(), engine, strict=True):
+        shutil.copy(original, copy)
+    monkeypatch.setattr(notebooks, "culpa_sources", lambda: engine)
+    assert notebooks.cache_key(lab) == base
+    engine[0].write_text(engine[0].read_text(encoding="utf-8") + "\n# changed\n", encoding="utf-8")
+    assert notebooks.cache_key(lab) != base, "changing culpa's source does not change the key"
+    monkeypatch.undo()
+
+    hook = tmp_path / "notebooks.py"
+    hook.write_text(Path(notebooks.__file__).read_text(encoding="utf-8") + "\n# changed\n", encoding="utf-8")
+    monkeypatch.setattr(notebooks, "__file__", str(hook))
+    assert notebooks.cache_key(lab) != base, "changing how labs are executed does not change the key"
+    monkeypatch.undo()
+
+    monkeypatch.setattr(notebooks, "versions", lambda: {"numpy": "0.0"})
+    assert notebooks.cache_key(lab) != base, "another numpy (Python, matplotlib...) does not change the key"
+
+
+@pytest.mark.parametrize("lab_id", LAB_IDS)
+def test_lab_runs_in_about_twenty_seconds(built_site, lab_id):
+    lang, name = lab_id.split("/")
+    stamp = json.loads((ROOT / ".cache" / "labs" / lang / f"{name}.json").read_text(encoding="utf-8"))
+    assert stamp["seconds"] < 40, (
+        f"{source(lab_id)} took {stamp['seconds']} s to execute at its last build: keep a lab under ~20 s"
+    )
