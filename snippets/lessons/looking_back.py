@@ -1,4 +1,4 @@
-"""Page 10, looking back: the whole chapter in a dozen lines of culpa.
+"""Page 10, looking back: the whole chapter in about twenty lines of culpa.
 
 The section is shown on docs/pt/10-looking-back.md and
 docs/en/10-looking-back.md; the tests run it in a fresh interpreter and compare
