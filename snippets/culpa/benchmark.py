@@ -223,6 +223,9 @@ def measure_step(sizes, batch, dtype, rounds=41, budget=0.01, with_torch=None, c
         if other != "culpa":
             result[f"culpa/{other}"] = statistics.median(
                 c / o for c, o in zip(times["culpa"], times[other], strict=True))
+    if "torch" in times:  # the floor against torch: what no NumPy engine can beat (BLAS, fused updates)
+        result["numpy/torch"] = statistics.median(
+            n / t for n, t in zip(times["numpy"], times["torch"], strict=True))
     result["backward/forward"] = statistics.median(split)
     result["steps per block"] = reps
     return result
@@ -321,7 +324,8 @@ def main(argv=None):
     print(_environment())
     print(f"medians of {rounds} interleaved rounds, each a block of ~{budget * 1e3:g} ms per contender; "
           f"clock: {args.clock} ({'CPU time of this thread' if args.clock == 'cpu' else 'elapsed time'})\n")
-    header = "| size | layers, batch | dtype | culpa | numpy | torch | culpa/numpy | culpa/torch | bwd/fwd |"
+    header = ("| size | layers, batch | dtype | culpa | numpy | torch | culpa/numpy | culpa/torch "
+              "| numpy/torch | bwd/fwd |")
     print(header)
     print("|---" * (header.count("|") - 1) + "|")
     for name, sizes, batch in SIZES:
@@ -329,11 +333,11 @@ def main(argv=None):
             r = measure_step(sizes, batch, dtype, rounds=rounds, budget=budget, with_torch=with_torch,
                              clock=args.clock)
             to_numpy, to_torch, bwd_fwd = TARGETS[name]
-            torch_cells = (f"{r['torch'] * 1e6:,.0f} µs", _mark(r["culpa/torch"], to_torch)) if with_torch \
-                else ("not installed", "-")
+            torch_cells = (f"{r['torch'] * 1e6:,.0f} µs", _mark(r["culpa/torch"], to_torch),
+                           f"{r['numpy/torch']:.2f}") if with_torch else ("not installed", "-", "-")
             print(f"| {name} | {'-'.join(map(str, sizes))}, {batch} | {np.dtype(dtype).name} "
                   f"| {r['culpa'] * 1e6:,.0f} µs | {r['numpy'] * 1e6:,.0f} µs | {torch_cells[0]} "
-                  f"| {_mark(r['culpa/numpy'], to_numpy)} | {torch_cells[1]} "
+                  f"| {_mark(r['culpa/numpy'], to_numpy)} | {torch_cells[1]} | {torch_cells[2]} "
                   f"| {_mark(r['backward/forward'], bwd_fwd)} |", flush=True)
     print(f"({_load()} at the end of the step table)")
     counts = (100, 300, 1000) if args.quick else (100, 300, 1000, 3000, 10000)
