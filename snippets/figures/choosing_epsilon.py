@@ -32,7 +32,7 @@ LABELS = {
         "central": "central",
         "best": "melhor ε ≈ {eps}\nerro ≈ {err}",
         "rounding": "arredondamento\n∝ 1/ε",
-        "truncation": "truncamento\n∝ ε (frente), ε² (central)",
+        "truncation": "truncamento",
         "default": "ε padrão do\nculpa.check",
     },
     "en": {
@@ -43,7 +43,7 @@ LABELS = {
         "central": "central",
         "best": "best ε ≈ {eps}\nerror ≈ {err}",
         "rounding": "rounding\n∝ 1/ε",
-        "truncation": "truncation\n∝ ε (forward), ε² (central)",
+        "truncation": "truncation",
         "default": "culpa.check's\ndefault ε",
     },
 }
@@ -127,8 +127,15 @@ def draw(lang: str, d: dict):
     ax.axvline(d["default_eps"], color=style.NEUTRAL, linestyle=":", linewidth=1.3)
     ax.text(d["default_eps"] * 1.4, 2e-12, words["default"], ha="left", va="bottom", fontsize=10,
             color=style.NEUTRAL)
-    ax.text(2e-12, 1e-5, words["rounding"], ha="left", va="center", fontsize=11, color=style.NEUTRAL)
-    ax.text(0.9, 1e-6, words["truncation"], ha="right", va="center", fontsize=11, color=style.NEUTRAL)
+    ax.text(2e-12, 3e-7, words["rounding"], ha="left", va="center", fontsize=11, color=style.NEUTRAL)
+    ax.text(0.9, 3e-7, words["truncation"], ha="right", va="center", fontsize=11, color=style.NEUTRAL)
+    slopes = (("forward", 1e-4, "∝ ε", (-6, 10), "right", "bottom"),
+              ("central", 2e-3, "∝ ε²", (10, -6), "left", "top"))
+    for method, at, slope, offset, ha, va in slopes:  # the truncation error's order, on its float64 curve
+        i = int(np.argmin(np.abs(np.log(eps / at))))
+        ax.annotate(slope, (eps[i], d["errors"][f"{method}/float64"][i]), xytext=offset,
+                    textcoords="offset points", ha=ha, va=va, fontsize=12, color=COLORS[method],
+                    fontweight="bold")
     ax.set_xlim(eps[0] / 2, eps[-1] * 2)
     ax.set_ylim(1e-12, 10)
     ax.set_xlabel(words["x"])
