@@ -137,8 +137,8 @@ def test_publishing_again_writes_nothing(tmp_path):
     assert {p: p.stat().st_mtime_ns for p in published} == before
 
 
-def test_a_raising_figure_script_fails_the_build_and_is_named(tmp_path):
-    copy = tmp_path / "repo"
+def test_a_raising_figure_script_fails_the_build_and_is_named(made, tmp_path):
+    copy = tmp_path / "repo"  # `made` filled the cache that the copy starts from
     listed = subprocess.run(["git", "ls-files", "-co", "--exclude-standard"], cwd=ROOT, capture_output=True,
                             text=True, check=True).stdout.splitlines()
     for name in listed:
