@@ -13,6 +13,8 @@ import io
 import re
 from pathlib import Path
 
+import numpy as np
+
 LESSONS = Path(__file__).resolve().parent.parent / "lessons"
 
 
@@ -32,7 +34,11 @@ def run(lesson: str, *sections: str) -> dict:
     path = LESSONS / lesson
     parts = [(name, section(path, name)) for name in sections] or [("all", path.read_text(encoding="utf-8"))]
     namespace = {"__name__": f"lesson_{path.stem}"}
-    with contextlib.redirect_stdout(io.StringIO()):
-        for _, code in parts:
-            exec(compile(code, str(path), "exec"), namespace)
+    printing = np.get_printoptions()  # a lesson may set them for its page; the build's process keeps its own
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            for _, code in parts:
+                exec(compile(code, str(path), "exec"), namespace)
+    finally:
+        np.set_printoptions(**printing)
     return namespace
