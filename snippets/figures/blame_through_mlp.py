@@ -8,6 +8,8 @@ way back; each edge's slope is the δ of the unit it enters times the stored act
 leaves, so the edges into layer 1 carry almost no blame.
 """
 
+import functools
+
 import numpy as np
 from matplotlib.colors import LinearSegmentedColormap, TwoSlopeNorm
 
@@ -37,22 +39,7 @@ LABELS = {
                "dashed: the page's weight W⁽²⁾[1, 3]: {delta} × {a} = {slope}",
     },
 }
-ALT = {
-    "pt": style.prose("""Diagrama da rede da página 4 (4, 5, 4 e 3 unidades, sigmoide): cada unidade mostra a
-        ativação guardada no forward pass e, numa caixa colorida, seu δ; cada aresta tem a cor do sinal e a
-        espessura do tamanho da sua inclinação, δ vezes a ativação de entrada; embaixo de cada camada, o
-        tamanho do seu δ; uma seta da direita para a esquerda marca o backward pass. Repare que o δ começa
-        como p − y na saída e encolhe cerca de dez vezes a cada camada sigmoide, e que a inclinação de um
-        peso é só o δ da unidade onde ele chega vezes a ativação de onde ele sai."""),
-    "en": style.prose("""Diagram of page 4's network (4, 5, 4 and 3 units, sigmoid): each unit shows the
-        activation stored by the forward pass and, in a colored box, its δ; each edge has the color of the
-        sign and the width of the size of its slope, δ times the incoming activation; under each layer, the
-        size of its δ; an arrow from right to left marks the backward pass. Notice that δ starts as p − y at
-        the output and shrinks about tenfold at each sigmoid layer, and that a weight's slope is just the δ of
-        the unit it enters times the activation of the unit it leaves."""),
-}
-
-
+@functools.cache  # the alt text and the build both need it
 def data() -> dict:
     page = lessons.run("through_a_network.py", "network")
     net, x, c = page["net"], page["x"], page["c"]
@@ -72,7 +59,32 @@ def data() -> dict:
         "deltas": [z.grad for z in zs],  # δ⁽ˡ⁾ = ∂L/∂z⁽ˡ⁾, l = 1, 2, 3
         "weight_grads": [layer.weight.grad for layer in net.layers],
         "loss": loss.item(),
+        "activation": net.activation,
     }
+
+
+def _alt(lang):
+    d = data()
+    units = style.conjunction(d["sizes"], lang)
+    act = {"pt": {"sigmoid": "sigmoide"}, "en": {}}[lang].get(d["activation"], d["activation"])
+    shrink = style.number(np.linalg.norm(d["deltas"][-1]) / np.linalg.norm(d["deltas"][0]), ".0f", lang)
+    if lang == "pt":
+        return style.prose(f"""Diagrama da rede da página 4 ({units} unidades, {act}): cada unidade mostra
+            a ativação guardada no forward pass e, numa caixa colorida, seu δ; cada aresta tem a cor do sinal
+            e a espessura do tamanho da sua inclinação, δ vezes a ativação de entrada; embaixo de cada camada,
+            o tamanho do seu δ; uma seta da direita para a esquerda marca o backward pass. Repare que o δ
+            começa como p − y na saída e encolhe a cada camada {act} (o da saída é {shrink} vezes o da
+            primeira camada), e que a inclinação de um peso é só o δ da unidade onde ele chega vezes a
+            ativação de onde ele sai.""")
+    return style.prose(f"""Diagram of page 4's network ({units} units, {act}): each unit shows the activation
+        stored by the forward pass and, in a colored box, its δ; each edge has the color of the sign and the
+        width of the size of its slope, δ times the incoming activation; under each layer, the size of its δ;
+        an arrow from right to left marks the backward pass. Notice that δ starts as p − y at the output and
+        shrinks at each {act} layer (the output's is {shrink} times the first layer's), and that a weight's
+        slope is just the δ of the unit it enters times the activation of the unit it leaves.""")
+
+
+ALT = {lang: _alt(lang) for lang in style.LANGS}
 
 
 BLAME = LinearSegmentedColormap.from_list("blame", [style.PUSH_UP, "#ffffff", style.PUSH_DOWN])

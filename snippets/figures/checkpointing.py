@@ -53,20 +53,22 @@ LABELS = {
         "machine": "measured with culpa on {cpu}, {cores} cores, 1 thread",
     },
 }
+_N = {"width": WIDTH, "batch": BATCH, "depth": TIMELINE_DEPTH, "low": DEPTHS[0], "high": DEPTHS[-1]}
 ALT = {
-    "pt": style.prose("""Dois gráficos medidos com o culpa numa MLP tanh de 128 unidades por camada, batch de
-        500. À esquerda, a memória em uso ao longo de um passo de treino com 32 camadas: sem checkpointing,
-        uma montanha que sobe durante o forward e desce durante o backward; com checkpointing, um perfil
-        baixo, com um dente a cada trecho calculado ou recalculado, e um passo mais longo. À direita, o pico
-        de memória contra o número de camadas, de 4 a 64, com e sem checkpointing, e o tempo extra de cada
-        passo. Repare que o pico cai cada vez mais com a profundidade, e que o preço é o recálculo."""),
-    "en": style.prose("""Two plots measured with culpa on a tanh MLP with 128 units per layer and a batch of
-        500. Left, the memory in use over one training step with 32 layers: without checkpointing, a mountain
-        that rises during the forward pass and falls during the backward pass; with checkpointing, a low
-        profile with a tooth for every segment computed or recomputed, and a longer step. Right, the peak
-        memory against the number of layers, from 4 to 64, with and without checkpointing, and each step's
-        extra time. Notice that the peak drops more and more as the network deepens, and that the price is
-        the recomputation."""),
+    "pt": style.prose("""Dois gráficos medidos com o culpa numa MLP tanh de {width} unidades por camada,
+        batch de {batch}. À esquerda, a memória em uso ao longo de um passo de treino com {depth} camadas:
+        sem checkpointing, uma montanha que sobe durante o forward e desce durante o backward; com
+        checkpointing, um perfil baixo, com um dente a cada trecho calculado ou recalculado, e um passo mais
+        longo. À direita, o pico de memória contra o número de camadas, de {low} a {high}, com e sem
+        checkpointing, e o tempo extra de cada passo. Repare que o pico cai cada vez mais com a
+        profundidade, e que o preço é o recálculo.""").format(**_N),
+    "en": style.prose("""Two plots measured with culpa on a tanh MLP with {width} units per layer and a batch
+        of {batch}. Left, the memory in use over one training step with {depth} layers: without
+        checkpointing, a mountain that rises during the forward pass and falls during the backward pass;
+        with checkpointing, a low profile with a tooth for every segment computed or recomputed, and a
+        longer step. Right, the peak memory against the number of layers, from {low} to {high}, with and
+        without checkpointing, and each step's extra time. Notice that the peak drops more and more as the
+        network deepens, and that the price is the recomputation.""").format(**_N),
 }
 
 

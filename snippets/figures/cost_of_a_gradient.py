@@ -61,19 +61,22 @@ LABELS = {
         "note": "measured with culpa on {cpu}, {cores} cores, 1 thread;\ndashed: extrapolation",
     },
 }
+_N = {lang: {"low": style.number(COUNTS[0], ",d", lang), "high": style.number(COUNTS[-1], ",d", lang),
+             "months": style.number(2 * TARGET * SEED_PASS_SECONDS / MONTH, ".1f", lang)}
+      for lang in style.LANGS}
 ALT = {
     "pt": style.prose("""Gráfico log-log do tempo medido para calcular um gradiente completo contra o número
-        de parâmetros, de cerca de 100 a 10 mil, com o culpa: diferenças finitas para a frente e centrais
+        de parâmetros, de cerca de {low} a {high}, com o culpa: diferenças finitas para a frente e centrais
         sobem quase com o quadrado do número de parâmetros, enquanto o backward pass quase não se move; linhas
         tracejadas estendem as medidas até 27 bilhões de parâmetros, onde a distância entre elas é de muitas
-        ordens de grandeza, e uma estrela marca as diferenças centrais a 1 ms por forward pass, cerca de 20
-        meses. Repare que as diferenças finitas não escalam mal: não escalam."""),
+        ordens de grandeza, e uma estrela marca as diferenças centrais a 1 ms por forward pass, {months}
+        meses. Repare que as diferenças finitas não escalam mal: não escalam.""").format(**_N["pt"]),
     "en": style.prose("""Log-log plot of the measured time to compute one full gradient against the number of
-        parameters, from about 100 to 10 thousand, with culpa: forward and central finite differences climb
+        parameters, from about {low} to {high}, with culpa: forward and central finite differences climb
         almost with the square of the parameter count, while the backward pass barely moves; dashed lines
         extend the measurements to 27 billion parameters, where the gap between them spans many orders of
-        magnitude, and a star marks central differences at 1 ms per forward pass, about 20 months. Notice
-        that finite differences do not scale badly: they do not scale at all."""),
+        magnitude, and a star marks central differences at 1 ms per forward pass, {months} months. Notice
+        that finite differences do not scale badly: they do not scale at all.""").format(**_N["en"]),
 }
 
 

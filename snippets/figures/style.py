@@ -9,6 +9,7 @@ Figures are made with `new_figure` (a plain matplotlib Figure, no pyplot state) 
 from __future__ import annotations
 
 import io
+import math
 import os
 import platform
 import re
@@ -91,9 +92,31 @@ def number(value, spec: str = "", lang: str = "en") -> str:
     return localize(format(value, spec), lang)
 
 
+_SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
+
+
+def power(value: float, lang: str, mathtext: bool = False) -> str:
+    """A value as mantissa times a power of ten, one decimal: 1,8 × 10⁻⁵ in pt (10$^{-5}$ in a figure)."""
+    exponent = int(math.floor(math.log10(value)))
+    mantissa = round(value / 10.0**exponent, 1)
+    if mantissa >= 10:
+        mantissa, exponent = mantissa / 10, exponent + 1
+    if mathtext:
+        ten = f"10$^{{{exponent}}}$".replace("-", MINUS)
+    else:
+        ten = "10" + str(exponent).translate(_SUPERSCRIPT)
+    return ten if mantissa == 1 else f"{number(mantissa, '.1f', lang)} × {ten}"
+
+
 def sequence(texts, lang: str, brackets: str = "()") -> str:
     """Numbers already written for `lang`, as a list: (0,659; 0,242) in pt, where en writes (0.659, 0.242)."""
     return brackets[:1] + ("; " if lang == "pt" else ", ").join(texts) + brackets[1:]
+
+
+def conjunction(items, lang: str) -> str:
+    """2, 16, 16 e 2 in pt; 2, 16, 16 and 2 in en."""
+    *first, last = [str(item) for item in items]
+    return ", ".join(first) + (" e " if lang == "pt" else " and ") + last if first else last
 
 
 class Localized(Formatter):

@@ -6,6 +6,8 @@ backprop computes; the boundary the trained network draws is curved and runs bet
 moons, which no straight line could separate.
 """
 
+import functools
+
 import numpy as np
 from matplotlib.colors import ListedColormap
 
@@ -33,20 +35,7 @@ LABELS = {
         "accuracy": "accuracy on the {n} points: {acc}%",
     },
 }
-ALT = {
-    "pt": style.prose("""Dois gráficos. À esquerda, a loss média de cada época da MLP da página 9 (2, 16,
-        16 e 2 neurônios, tanh) treinada com SGD: um platô no começo, depois a queda. À direita, os pontos
-        das duas luas, uma cor e um marcador por classe, sobre as regiões que a rede treinada atribui a cada
-        classe. Repare que a fronteira aprendida é curva e passa entre as luas entrelaçadas, que nenhuma reta
-        separaria."""),
-    "en": style.prose("""Two plots. On the left, the mean loss of each epoch of page 9's MLP (2, 16, 16 and 2
-        neurons, tanh) trained with SGD: a plateau at first, then the drop. On the right, the points of the
-        two moons, one color and one marker per class, over the regions the trained network assigns to each
-        class. Notice that the learned boundary is curved and runs between the interleaved moons, which no
-        straight line could separate."""),
-}
-
-
+@functools.cache  # the alt text and the build both need it
 def data() -> dict:
     page = lessons.run("training.py", "data", "model", "loop")
     model, X, y = page["model"], page["X"], page["y"]
@@ -61,7 +50,28 @@ def data() -> dict:
         "grid_x": xs, "grid_y": ys,
         "margin": (logits[:, 1] - logits[:, 0]).reshape(GRID, GRID),  # > 0 where the model says class 1
         "accuracy": float(page["accuracy"](model, X, y)),
+        "sizes": model.sizes, "activation": model.activation,
     }
+
+
+def _alt(lang):
+    d = data()
+    sizes, act = style.conjunction(d["sizes"], lang), d["activation"]
+    epochs, points = len(d["history"]), len(d["y"])
+    if lang == "pt":
+        return style.prose(f"""Dois gráficos. À esquerda, a loss média de cada uma das {epochs} épocas da
+            MLP da página 9 ({sizes} neurônios, {act}) treinada com SGD: um platô no começo, depois a
+            queda. À direita, os {points} pontos das duas luas, uma cor e um marcador por classe, sobre as
+            regiões que a rede treinada atribui a cada classe. Repare que a fronteira aprendida é curva e
+            passa entre as luas entrelaçadas, que nenhuma reta separaria.""")
+    return style.prose(f"""Two plots. On the left, the mean loss of each of the {epochs} epochs of page 9's
+        MLP ({sizes} neurons, {act}) trained with SGD: a plateau at first, then the drop. On the right, the
+        {points} points of the two moons, one color and one marker per class, over the regions the trained
+        network assigns to each class. Notice that the learned boundary is curved and runs between the
+        interleaved moons, which no straight line could separate.""")
+
+
+ALT = {lang: _alt(lang) for lang in style.LANGS}
 
 
 CLASS_COLORS = (style.BACKPROP, style.PUSH_DOWN)

@@ -8,6 +8,8 @@ local derivative; e = exp(z) feeds two ops, so its gradient is the sum of two co
 reaches the logits is p − y = (−0.341, 0.242, 0.099).
 """
 
+import functools
+
 import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
@@ -49,22 +51,7 @@ LABELS = {
         "sum_note": "two contributions summed",
     },
 }
-ALT = {
-    "pt": style.prose("""O grafo de computação do exemplo resolvido, de cima para baixo: z, e = exp(z),
-        s = Σ e, p = e / s, a constante y, p ⊙ y, a soma p₀, log p₀ e L = −log p₀. À esquerda de cada nó, o
-        valor calculado no forward pass (p = (0,659; 0,242; 0,099), L = 0,417); à direita, o gradiente
-        ∂L/∂nó e o número do passo em que o backward pass o visita, de 1 em L até 8 em z. Repare que o
-        backward começa em ∂L/∂L = 1 e sobe pelo grafo, que e recebe a soma de duas contribuições porque
-        alimenta dois nós, e que o gradiente que chega a z é p − y = (−0,341; 0,242; 0,099)."""),
-    "en": style.prose("""The worked example's computation graph, top to bottom: z, e = exp(z), s = Σ e,
-        p = e / s, the constant y, p ⊙ y, the sum p₀, log p₀ and L = −log p₀. Left of each node, the value
-        the forward pass computed (p = (0.659, 0.242, 0.099), L = 0.417); right of it, the gradient ∂L/∂node
-        and the step at which the backward pass visits it, from 1 at L to 8 at z. Notice that backward starts
-        at ∂L/∂L = 1 and climbs the graph, that e gets the sum of two contributions because it feeds two
-        nodes, and that the gradient reaching z is p − y = (−0.341, 0.242, 0.099)."""),
-}
-
-
+@functools.cache  # the alt text and the build both need it
 def data() -> dict:
     """Page 03's forward pass, one backward pass (keeping the graph), and culpa's export of it."""
     import culpa
@@ -90,6 +77,29 @@ def _show(value, lang):
     if np.ndim(value) == 0:
         return text[0]
     return style.sequence(text, lang)
+
+
+def _alt(lang):
+    d = data()
+    nodes = d["nodes"]
+    p, loss, grad = _show(d["p"], lang), _show(nodes[-1]["value"], lang), _show(nodes[0]["grad"], lang)
+    steps = len(d["backward_order"])
+    if lang == "pt":
+        return style.prose(f"""O grafo de computação do exemplo resolvido, de cima para baixo: z, e = exp(z),
+            s = Σ e, p = e / s, a constante y, p ⊙ y, a soma p₀, log p₀ e L = −log p₀. À esquerda de cada nó,
+            o valor calculado no forward pass (p = {p}, L = {loss}); à direita, o gradiente ∂L/∂nó e o número
+            do passo em que o backward pass o visita, de 1 em L até {steps} em z. Repare que o backward
+            começa em ∂L/∂L = 1 e sobe pelo grafo, que e recebe a soma de duas contribuições porque alimenta
+            dois nós, e que o gradiente que chega a z é p − y = {grad}.""")
+    return style.prose(f"""The worked example's computation graph, top to bottom: z, e = exp(z), s = Σ e,
+        p = e / s, the constant y, p ⊙ y, the sum p₀, log p₀ and L = −log p₀. Left of each node, the value
+        the forward pass computed (p = {p}, L = {loss}); right of it, the gradient ∂L/∂node and the step at
+        which the backward pass visits it, from 1 at L to {steps} at z. Notice that backward starts at
+        ∂L/∂L = 1 and climbs the graph, that e gets the sum of two contributions because it feeds two nodes,
+        and that the gradient reaching z is p − y = {grad}.""")
+
+
+ALT = {lang: _alt(lang) for lang in style.LANGS}
 
 
 ROW = 0.56  # inches between rows
