@@ -1,4 +1,4 @@
-"""Fixtures of the browser tests: the built site served under a project-page path, and one Chromium.
+"""Fixtures of the browser tests: the built site served under a project-page path, and Chromium's visits.
 
 The browser is Debian's Chromium (apt-get install chromium), driven by playwright; `playwright install`
 is never needed. Without Chromium the browser tests skip with a one-line reason; under CI=true they fail.
@@ -9,6 +9,7 @@ A test that takes a `site_page` argument runs once per page of the site in both 
 
 from __future__ import annotations
 
+import asyncio
 import os
 import shutil
 import threading
@@ -16,7 +17,8 @@ from http.server import ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
-from served import REPO, PagesHandler, ServedSite, source_pages
+from served import REPO, PagesHandler, ServedSite, SitePage, source_pages
+from visiting import Visit, visit_all
 
 from support.site import build_site
 
@@ -37,8 +39,6 @@ def pytest_generate_tests(metafunc):
     if "lab_page" in metafunc.fixturenames:
         pages = [p for p in source_pages() if p.kind == "notebook"]
         metafunc.parametrize("lab_page", pages, ids=[p.id for p in pages])
-
-
 
 
 @pytest.fixture(scope="session")
@@ -73,17 +73,36 @@ def find_chromium() -> str | None:
 
 
 @pytest.fixture(scope="session")
-def browser():
-    """One Chromium for the whole session."""
+def chromium() -> str:
+    """Chromium's executable; without one, skip (or fail under CI=true, where the browser tests must run)."""
     executable = find_chromium()
     if executable is None:
         reason = "no Chromium found (apt-get install chromium)"
         if os.environ.get("CI", "").lower() in ("true", "1"):
             pytest.fail(f"CI=true and {reason}: the browser tests must run in CI", pytrace=False)
         pytest.skip(f"browser tests skipped: {reason}")
-    from playwright.sync_api import sync_playwright
+    return executable
 
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
+
+@pytest.fixture(scope="session")
+def visits(chromium, served_site, request):
+    """The record of each page's visit (tests/browser/visiting.py), by page.
+
+    One Chromium visits every page this session's tests ask about, a few at a time, the first time one
+    is asked for.
+    """
+    wanted = {}
+    for item in request.session.items:
+        params = getattr(getattr(item, "callspec", None), "params", {})
+        for name in ("site_page", "lab_page"):
+            if name in params:
+                wanted[params[name].id] = params[name]
+    done = {}
+
+    def visit(page: SitePage) -> Visit:
+        if page.id not in done:
+            pages = [p for p in wanted.values() if p.id not in done] or [page]
+            done.update(asyncio.run(visit_all(chromium, CHROMIUM_ARGS, served_site, pages)))
+        return done[page.id]
+
+    return visit

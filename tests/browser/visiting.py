@@ -1,0 +1,356 @@
+"""Open each page of the site in Chromium and use it as a reader would, recording what happens.
+
+One Chromium for the session; a few pages are visited at a time, each in a fresh browser context (its
+own cache, cookies and clipboard permission). A visit:
+
+1. loads the page at desktop size, recording console errors, uncaught exceptions, failed requests and any
+   request to a host other than the local server (those are blocked, so nothing leaves the machine);
+2. reads what the page shows: its text outside code and KaTeX output, its formulas, images, notebook cells;
+3. runs axe-core (vendored, injected into the page) in the light palette, and its colour-contrast rule
+   in the dark palette too (Material's palettes: the attribute its toggle sets);
+4. writes a full-page screenshot at desktop and at phone size to tests/screenshots/;
+5. clicks every visible copy button of a code block and reads the clipboard (one page at a time: the
+   clipboard is the browser's);
+6. types a word of the page into the search box and reads the results;
+7. switches to the other language with the header's language switcher, and back.
+
+A step that cannot be driven (an element missing, a timeout) is recorded in `errors`; the test of that
+step's rule fails with it, the others still judge what was recorded.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from html.parser import HTMLParser
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from served import LANGS, ROOT, ServedSite, SitePage, source_pages
+
+SCREENSHOTS = ROOT / "tests" / "screenshots"
+AXE = ROOT / "tests" / "vendor" / "axe-core" / "axe.min.js"
+DESKTOP = {"width": 1280, "height": 800}
+PHONE = {"width": 390, "height": 844}
+AT_ONCE = 3  # pages visited at the same time
+# axe rules switched off, each with the reason it cannot be fixed from this site's side. None so far.
+AXE_DISABLED: dict[str, str] = {}
+
+
+@dataclass
+class Visit:
+    """What happened while a page was opened and used."""
+
+    url: str
+    console_errors: list[str] = field(default_factory=list)
+    failed_requests: list[str] = field(default_factory=list)
+    foreign_requests: list[str] = field(default_factory=list)
+    facts: dict = field(default_factory=dict)  # what the page showed once loaded
+    axe: list[dict] = field(default_factory=list)
+    screenshots: list[Path] = field(default_factory=list)
+    copies: list[dict] = field(default_factory=list)
+    search: dict = field(default_factory=dict)
+    switches: list[dict] = field(default_factory=list)
+    errors: dict[str, str] = field(default_factory=dict)  # step -> what went wrong driving the page
+
+    def step_error(self, step: str) -> str:
+        return f"\n(driving the page failed at '{step}': {self.errors[step]})" if step in self.errors else ""
+
+
+def is_sitemap_prefetch(url: str) -> bool:
+    # Known and harmless: Material prefetches sitemap.xml under every alternate-language URL of the page
+    # (to map the current page onto its translation), and only the root sitemap.xml exists. These 404s
+    # are the only failed requests (and console errors) ignored.
+    return urlsplit(url).path.endswith("/sitemap.xml")
+
+
+FACTS_JS = """() => {
+  const article = document.querySelector("article.md-content__inner") || document.body;
+  const prose = article.cloneNode(true);
+  prose.querySelectorAll("pre, code, .katex, script, style, .headerlink, .clipboard-copy-txt, clipboard-copy")
+       .forEach((e) => e.remove());
+  const formulas = [...document.querySelectorAll(".arithmatex")];
+  const outputs = [...document.querySelectorAll(".jp-OutputArea-output")];
+  return {
+    lang: document.documentElement.lang,
+    prose: prose.textContent,
+    arithmatex: formulas.length,
+    untypeset: formulas.filter((e) => !e.querySelector(".katex")).map((e) => e.textContent.slice(0, 80)),
+    katex: document.querySelectorAll(".katex").length,
+    katexErrors: [...document.querySelectorAll(".katex-error")].map((e) => e.textContent.slice(0, 80)),
+    notebook: {
+      codeCells: document.querySelectorAll(".jp-CodeCell").length,
+      outputs: outputs.filter((e) => e.textContent.trim() || e.querySelector("img, svg")).length,
+      errors: outputs.filter((e) => e.querySelector('[data-mime-type*="error"]') ||
+                                    /error/.test(e.getAttribute("data-mime-type") || ""))
+                     .map((e) => e.textContent.slice(0, 200)),
+    },
+    rawNotebookSource: /```\\{code-cell\\}|^jupytext:/m.test(document.body.textContent),
+  };
+}"""
+
+IMAGES_JS = """async () => {
+  const images = [...document.images];
+  images.forEach((img) => { img.loading = "eager"; });
+  await Promise.all(images.map((img) => img.decode().catch(() => null)));
+  return images.map((img) => ({
+    src: (img.getAttribute("src") || "").slice(0, 120),
+    complete: img.complete, width: img.naturalWidth, height: img.naturalHeight,
+  }));
+}"""
+
+# Copy buttons: Material's (<button data-md-type="copy" data-clipboard-target="#__code_N > code">) on
+# Markdown pages, mkdocs-jupyter's (<clipboard-copy for="cell-N">) on notebook pages.
+COPY_BUTTONS = 'article button[data-md-type="copy"][data-clipboard-target], article clipboard-copy[for]'
+COPIED_TEXT_JS = """(button) => {
+  const target = button.getAttribute("data-clipboard-target");
+  const node = target ? document.querySelector(target) : document.getElementById(button.getAttribute("for"));
+  if (!node) return null;
+  const copy = node.cloneNode(true);
+  copy.querySelectorAll(".md-annotation").forEach((e) => e.remove());  // code annotation markers
+  return copy.textContent;
+}"""
+
+
+async def _visit(
+    browser, site: ServedSite, page: SitePage, term: str | None, clipboard: asyncio.Lock
+) -> Visit:
+    visit = Visit(url=site.url(page))
+    context = await browser.new_context(viewport=DESKTOP, locale="pt-BR" if page.lang == "pt" else "en-US")
+    await context.grant_permissions(["clipboard-read", "clipboard-write"], origin=site.origin)
+    context.set_default_timeout(10_000)
+    local = urlsplit(site.origin).netloc
+    phase = {"now": "load"}
+
+    async def block_foreign(route):
+        visit.foreign_requests.append(route.request.url)
+        await route.abort()
+
+    await context.route(
+        lambda url: urlsplit(url).scheme in ("http", "https", "ws", "wss") and urlsplit(url).netloc != local,
+        block_foreign,
+    )
+    tab = await context.new_page()
+
+    def on_console(message):
+        if message.type == "error" and not is_sitemap_prefetch(message.location.get("url", "")):
+            visit.console_errors.append(f"{message.text} (at {message.location.get('url')})")
+
+    def on_failed(request):
+        aborted_by_navigation = request.failure == "net::ERR_ABORTED" and phase["now"] in ("switch", "done")
+        if request.url in visit.foreign_requests or is_sitemap_prefetch(request.url) or aborted_by_navigation:
+            return
+        visit.failed_requests.append(f"{request.url}: {request.failure}")
+
+    def on_response(response):
+        if response.status >= 400 and not is_sitemap_prefetch(response.url):
+            visit.failed_requests.append(f"{response.url}: HTTP {response.status}")
+
+    tab.on("console", on_console)
+    tab.on("pageerror", lambda err: visit.console_errors.append(f"uncaught {err}"))
+    tab.on("requestfailed", on_failed)
+    tab.on("response", on_response)
+
+    async def load():
+        await tab.goto(visit.url, wait_until="load")
+        with contextlib.suppress(Exception):  # formulas typeset just after load; a broken one never is
+            await tab.wait_for_function(
+                "() => !document.querySelector('.arithmatex:not(:has(.katex))')", timeout=2000
+            )
+        await tab.evaluate("document.fonts.ready.then(() => true)")
+        visit.facts = await tab.evaluate(FACTS_JS)
+        visit.facts["images"] = await tab.evaluate(IMAGES_JS)
+
+    async def scan():
+        await tab.add_script_tag(path=str(AXE))
+        rules = {rule: {"enabled": False} for rule in AXE_DISABLED}
+        # Colours are measured at rest, not halfway through the theme's colour transitions.
+        await tab.add_style_tag(content="*, *::before, *::after { transition: none !important; }")
+        # Material's palette toggle sets this attribute; both palettes are checked for colour contrast.
+        for palette, scheme in (("light", "default"), ("dark", "slate")):
+            await tab.evaluate("(s) => document.body.setAttribute('data-md-color-scheme', s)", scheme)
+            await tab.wait_for_timeout(50)
+            options = {"resultTypes": ["violations"], "rules": rules}
+            if palette == "dark":
+                options["runOnly"] = ["color-contrast"]
+            result = await tab.evaluate("(options) => axe.run(document, options)", options)
+            visit.axe += [
+                {
+                    "id": v["id"],
+                    "palette": palette,
+                    "impact": v["impact"],
+                    "help": v["help"],
+                    "nodes": [" ".join(n["target"]) for n in v["nodes"]][:5],
+                }
+                for v in result["violations"]
+            ]
+        await tab.evaluate("document.body.setAttribute('data-md-color-scheme', 'default')")
+
+    async def screenshots():
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        for name, size in (("desktop", DESKTOP), ("phone", PHONE)):
+            await tab.set_viewport_size(size)
+            await tab.wait_for_timeout(150)
+            path = SCREENSHOTS / f"{page.slug}-{name}.png"
+            await tab.screenshot(path=str(path), full_page=True)
+            visit.screenshots.append(path)
+        await tab.set_viewport_size(DESKTOP)
+
+    async def copy():
+        buttons = tab.locator(COPY_BUTTONS)
+        async with clipboard:
+            await tab.bring_to_front()
+            for i in range(await buttons.count()):
+                button = buttons.nth(i)
+                if not await button.is_visible():
+                    continue  # in a closed tab or details block
+                expected = await button.evaluate(COPIED_TEXT_JS)
+                await tab.evaluate("navigator.clipboard.writeText('(nothing was copied)')")
+                await button.click()
+                await tab.wait_for_timeout(30)
+                got = await tab.evaluate("navigator.clipboard.readText()")
+                visit.copies.append({"button": i, "expected": expected, "clipboard": got})
+
+    async def search():
+        placeholder = await tab.evaluate(
+            "JSON.parse(document.getElementById('__config').textContent).translations['search.result.placeholder']"
+        )
+        box = tab.locator("input.md-search__input")
+        await box.click()
+        await box.press_sequentially(term, delay=10)
+        await tab.wait_for_function(
+            """(placeholder) => {
+                 const meta = document.querySelector(".md-search-result__meta");
+                 return meta && meta.textContent.trim() && meta.textContent.trim() !== placeholder;
+               }""",
+            arg=placeholder,
+        )
+        await tab.wait_for_timeout(100)
+        visit.search = {
+            "term": term,
+            "meta": await tab.inner_text(".md-search-result__meta"),
+            "results": await tab.eval_on_selector_all(
+                "a.md-search-result__link", "els => els.map(e => e.href)"
+            ),
+        }
+        await tab.keyboard.press("Escape")
+
+    async def switch():
+        phase["now"] = "switch"
+        for lang in [*(other for other in LANGS if other != page.lang), page.lang]:
+            await tab.hover(".md-header .md-select")
+            async with tab.expect_navigation(wait_until="domcontentloaded"):
+                await tab.click(f'.md-header .md-select a[hreflang="{lang}"]')
+            html_lang = await tab.evaluate("document.documentElement.lang")
+            visit.switches.append({"to": lang, "url": tab.url, "lang": html_lang})
+        await tab.wait_for_load_state("load")
+
+    steps = [("load", load), ("axe", scan), ("screenshots", screenshots), ("copy", copy)]
+    steps += [("search", search)] if term else []
+    steps += [("switch", switch)]
+    for name, action in steps:
+        try:
+            await action()
+        except Exception as err:  # recorded; the test of that step's rule fails with it
+            visit.errors[name] = f"{type(err).__name__}: {(str(err).splitlines() or [''])[0]}"
+            if name == "load":
+                break
+    phase["now"] = "done"
+    await context.close()
+    return visit
+
+
+async def visit_all(
+    executable: str, args: list[str], site: ServedSite, pages: list[SitePage]
+) -> dict[str, Visit]:
+    from playwright.async_api import async_playwright
+
+    terms = search_terms(site)
+    async with async_playwright() as playwright:
+        browser = await playwright.chromium.launch(executable_path=executable, args=args)
+        at_once, clipboard = asyncio.Semaphore(AT_ONCE), asyncio.Lock()
+
+        async def one(page: SitePage) -> Visit:
+            async with at_once:
+                return await _visit(browser, site, page, terms.get(page.id), clipboard)
+
+        visits = await asyncio.gather(*(one(page) for page in pages))
+        await browser.close()
+    return {page.id: visit for page, visit in zip(pages, visits, strict=True)}
+
+
+# --- the word to search for on each page --------------------------------------------------------------
+
+
+class _ArticleWords(HTMLParser):
+    """The words of a built page's article, outside code and formulas."""
+
+    TEX = re.compile(r"\$\$.*?\$\$|\$[^$]*\$|\\[A-Za-z]+", re.S)
+    SKIP_TAGS = {"pre", "code", "script", "style", "clipboard-copy"}
+    SKIP_CLASSES = {"arithmatex", "headerlink", "clipboard-copy-txt"}  # formulas, ¶ links, notebook code
+    VOID = {
+        "area",
+        "base",
+        "br",
+        "col",
+        "embed",
+        "hr",
+        "img",
+        "input",
+        "link",
+        "meta",
+        "source",
+        "track",
+        "wbr",
+    }
+
+    def __init__(self):
+        super().__init__()
+        self.stack: list[tuple[str, bool, bool]] = []  # (tag, in article, skipped)
+        self.words: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        if tag in self.VOID:
+            return
+        article, skipped = self.stack[-1][1:] if self.stack else (False, False)
+        classes = (dict(attrs).get("class") or "").split()
+        skip = tag in self.SKIP_TAGS or bool(self.SKIP_CLASSES & set(classes))
+        self.stack.append((tag, article or tag == "article", skipped or skip))
+
+    def handle_endtag(self, tag):
+        while self.stack:
+            if self.stack.pop()[0] == tag:
+                break
+
+    def handle_data(self, data):
+        if self.stack and self.stack[-1][1] and not self.stack[-1][2]:
+            data = self.TEX.sub(" ", data)  # notebooks leave their math as TeX for the browser to typeset
+            self.words += [w.lower() for w in re.findall(r"[^\W\d_]{5,}", data)]
+
+
+def _words(site: ServedSite, page: SitePage) -> set[str]:
+    parser = _ArticleWords()
+    parser.feed((site.dir / page.rel / "index.html").read_text(encoding="utf-8"))
+    return set(parser.words)
+
+
+def search_terms(site: ServedSite) -> dict[str, str]:
+    """For each page, a word of it to search for: if possible one its translation has too (so that a search
+    leaking into the other language's pages would show), the rarest such word in the page's language."""
+    pages = [p for p in source_pages() if p.kind != "404"]
+    words = {p.id: _words(site, p) for p in pages}
+    terms = {}
+    for lang in LANGS:
+        mine = [p for p in pages if p.lang == lang]
+        frequency = Counter(w for p in mine for w in words[p.id])
+        for p in mine:
+            shared = set(words[p.id])
+            for other in LANGS:
+                shared &= words.get(p.translation(other).id, set())
+            candidates = sorted(shared or words[p.id], key=lambda w: (frequency[w], -len(w), w))
+            if candidates:
+                terms[p.id] = candidates[0]
+    return terms
