@@ -17,6 +17,7 @@ The built site (the session's `built_site`, and builds of their own where a test
 from __future__ import annotations
 
 import asyncio
+import difflib
 import json
 import os
 import re
@@ -93,6 +94,9 @@ def test_labs_match_across_languages(name):
         }
 
     pt_shape, en_shape = shape(pt), shape(en)
+    for n, (a, b) in enumerate(zip(pt_shape["code cells"], en_shape["code cells"], strict=False), start=1):
+        diff = "\n".join(difflib.unified_diff(a.splitlines(), b.splitlines(), "pt", "en", lineterm=""))
+        assert a == b, f"{name}: code cell {n} differs between pt and en (code is shared):\n{diff}"
     for key in pt_shape:
         assert pt_shape[key] == en_shape[key], (
             f"docs/pt/labs/{name}.md and docs/en/labs/{name}.md differ in their {key}:\n"
@@ -256,7 +260,8 @@ async def _run_notebook(path: Path, work: Path) -> str | None:
     try:
         await client.async_execute(env=env, stderr=subprocess.DEVNULL)
     except Exception as error:
-        return f"cell {current.get('index')}: {type(error).__name__}: {error}"
+        details = re.sub(r"\x1b\[[0-9;]*[A-Za-z]", "", str(error))  # no terminal colors
+        return f"cell {current.get('index')}: {type(error).__name__}: {details}"
     return None
 
 
@@ -373,9 +378,10 @@ def test_cache_key_follows_everything_that_changes_outputs(tmp_path, monkeypatch
 
 
 @pytest.mark.parametrize("lab_id", LAB_IDS)
-def test_lab_runs_in_about_twenty_seconds(built_site, lab_id):
+def test_lab_stays_quick(built_site, lab_id):
+    """A lab runs in a few seconds on a quiet machine (under ~20 s); the bound leaves room for a busy one."""
     lang, name = lab_id.split("/")
     stamp = json.loads((ROOT / ".cache" / "labs" / lang / f"{name}.json").read_text(encoding="utf-8"))
-    assert stamp["seconds"] < 40, (
+    assert stamp["seconds"] < 60, (
         f"{source(lab_id)} took {stamp['seconds']} s to execute at its last build: keep a lab under ~20 s"
     )
