@@ -114,6 +114,27 @@ def test_lab_links_back_to_the_lessons_it_extends(lab_id):
         assert (DOCS / lang / lesson).is_file(), f"{source(lab_id)} extends a lesson that does not exist"
 
 
+# A number in the prose, written the language's way: en 0.5 and 1,024; pt 0,5 and 1.024 (CONTENT.md).
+NUMBER = re.compile(r"(?<![\w.,])\d[\d.,]*\d(?![\w])|(?<![\w.,])\d(?![\w.,])")
+NUMBER_FORMAT = {
+    "en": re.compile(r"^\d{1,3}(,\d{3})*(\.\d+)?$"),
+    "pt": re.compile(r"^\d{1,3}(\.\d{3})*(,\d+)?$"),
+}
+NOT_PROSE = re.compile(r"`[^`]*`|\$\$.+?\$\$|\$[^$\n]+\$|\]\([^)]*\)|<[^>]+>", re.S)
+
+
+@pytest.mark.parametrize("lab_id", LAB_IDS)
+def test_numbers_in_lab_prose_follow_the_language(lab_id):
+    lang = lab_id.split("/")[0]
+    prose = "\n".join(c.source for c in cells(lab_id) if c.cell_type == "markdown")
+    numbers = NUMBER.findall(NOT_PROSE.sub(" ", prose))
+    wrong = [n for n in numbers if not NUMBER_FORMAT[lang].match(n)]
+    assert not wrong, (
+        f"{source(lab_id)}: numbers not written the '{lang}' way (en 0.5 and 1,024, pt 0,5 and 1.024; "
+        f"code and math keep the program's form): {wrong}"
+    )
+
+
 @pytest.mark.parametrize("lab_id", LAB_IDS)
 def test_first_cell_says_in_one_line_how_to_install(lab_id):
     lang = lab_id.split("/")[0]
