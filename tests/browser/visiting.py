@@ -102,16 +102,17 @@ IMAGES_JS = """async () => {
   }));
 }"""
 
-# Copy buttons: Material's (<button data-md-type="copy" data-clipboard-target="#__code_N > code">) on
-# Markdown pages, mkdocs-jupyter's (<clipboard-copy for="cell-N">) on notebook pages.
-COPY_BUTTONS = 'article button[data-md-type="copy"][data-clipboard-target], article clipboard-copy[for]'
-COPIED_TEXT_JS = """(button) => {
-  const target = button.getAttribute("data-clipboard-target");
-  const node = target ? document.querySelector(target) : document.getElementById(button.getAttribute("for"));
-  if (!node) return null;
-  const copy = node.cloneNode(true);
-  copy.querySelectorAll(".md-annotation").forEach((e) => e.remove());  // code annotation markers
-  return copy.textContent;
+# Copy buttons: Material's (<button data-md-type="copy"> in the <pre> of its block) on Markdown pages,
+# mkdocs-jupyter's (<clipboard-copy>, in the cell's editor) on notebook pages. What a button should copy
+# is the code shown in its own block, found from where the button is, not from what the button targets.
+COPY_BUTTONS = 'article button[data-md-type="copy"], article clipboard-copy'
+SHOWN_CODE_JS = """(button) => {
+  const code = button.closest("pre") ? button.closest("pre").querySelector("code")
+    : (button.closest(".jp-InputArea") || document).querySelector(".highlight-ipynb pre");
+  if (!code) return null;
+  const shown = code.cloneNode(true);
+  shown.querySelectorAll(".md-annotation, .md-code__nav").forEach((e) => e.remove());  // not code
+  return shown.textContent;
 }"""
 
 
@@ -207,7 +208,7 @@ async def _visit(
                 button = buttons.nth(i)
                 if not await button.is_visible():
                     continue  # in a closed tab or details block
-                expected = await button.evaluate(COPIED_TEXT_JS)
+                expected = await button.evaluate(SHOWN_CODE_JS)
                 await tab.evaluate("navigator.clipboard.writeText('(nothing was copied)')")
                 await button.click()
                 await tab.wait_for_timeout(30)
