@@ -12,14 +12,17 @@ executed, with its outputs and figures:
    The executed notebook is cached as .cache/labs/<lang>/<name>.ipynb, next to <name>.json with the key it
    was made from: a hash of the lab's text, culpa's source, this file and the versions of Python and of the
    libraries that run it. A build whose keys all match executes nothing; the i18n plugin runs one build
-   per language, and the second one finds every lab fresh.
+   per language, and the second one finds every lab fresh. On a cold cache, LABS_JOBS labs (default 2)
+   run at a time.
 2. on_pre_page points the page's source at the executed .ipynb, so that mkdocs-jupyter (execute: false)
    renders it; on_page_read_source keeps the lab's text as the page's Markdown for the other hooks.
 3. on_page_content turns links to pages (`../01-a-billion-knobs.md`) into their URLs, as on any page,
    removes what nbconvert's template loads from other hosts (MathJax and mermaid from a CDN, an empty
-   `<script src="">`: the site typesets math itself with assets/math.js), adds a download link in the
-   page's language, and writes the executed notebook next to the page as <name>.ipynb, its page links
-   made absolute (site_url) so that they work on the reader's machine.
+   `<script src="">`: the site typesets math itself with assets/math.js), gives each figure the alt text
+   of its code cell (YAML metadata `alt:` after the cell's fence, in the page's language; a figure
+   without one fails the build), adds a download link in the page's language, and writes the executed
+   notebook next to the page as <name>.ipynb, its page links made absolute (site_url) so that they work
+   on the reader's machine.
 """
 
 from __future__ import annotations
@@ -45,7 +48,6 @@ from mkdocs.plugins import event_priority
 
 log = logging.getLogger("mkdocs.hooks.notebooks")
 
-LAB_URI = re.compile(r"^(?P<lang>[^/]+)/labs/(?P<name>[^/]+)\.md$")
 DOWNLOAD = {
     "pt": "Baixar este notebook (.ipynb, executado, com as saídas)",
     "en": "Download this notebook (.ipynb, executed, with its outputs)",
@@ -71,7 +73,7 @@ MATHJAX_COMMENTS = re.compile(r"<!-- (?:Load mathjax|MathJax configuration|End o
 
 
 class LabError(PluginError):
-    """A lab that cannot be executed: the message names its file, the cell, the line and the traceback."""
+    """A lab that cannot be built: the message names its file and what is wrong (a cell: line, traceback)."""
 
 
 @dataclass(frozen=True)
