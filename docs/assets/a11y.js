@@ -2,8 +2,8 @@
 // run axe-core on every page; these are the rules this file satisfies:
 // - aria-dialog-name: Material's search overlay is a role="dialog" without a name;
 // - link-name: a code annotation's marker is a link whose only content is a number drawn by CSS;
-// - scrollable-region-focusable: a notebook cell's code (and a display formula wider than the screen)
-//   scrolls sideways but cannot be reached with the keyboard, unlike Material's own code blocks.
+// - scrollable-region-focusable: a notebook cell's code (and a display formula or a figure wider than the
+//   screen) scrolls sideways but cannot be reached with the keyboard, unlike Material's own code blocks.
 (function () {
   var pt = (document.documentElement.lang || "").slice(0, 2) === "pt";
 
@@ -21,8 +21,8 @@
     document.querySelectorAll(".jp-InputArea .highlight-ipynb:not([tabindex])").forEach(function (code) {
       code.setAttribute("tabindex", "0");
     });
-    document.querySelectorAll("div.arithmatex:not([tabindex])").forEach(function (math) {
-      if (math.scrollWidth > math.clientWidth) math.setAttribute("tabindex", "0");
+    document.querySelectorAll("div.arithmatex:not([tabindex]), figure:not([tabindex])").forEach(function (el) {
+      if (el.scrollWidth > el.clientWidth) el.setAttribute("tabindex", "0");
     });
   }
 

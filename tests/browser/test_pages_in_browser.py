@@ -14,7 +14,8 @@ recorded, so a failure names the page and the rule:
 - searching for a word of the page finds the page in its language and no page of the other language;
 - an axe-core scan finds no serious or critical accessibility violation (colour contrast in both palettes);
 - a notebook page shows its cells' outputs, and no error;
-- a screenshot at desktop and at phone size lands in tests/screenshots/ (CI keeps it as an artifact).
+- a screenshot at desktop and at phone size lands in tests/screenshots/ (CI keeps it as an artifact);
+- at phone size the page is no wider than the screen.
 """
 
 from __future__ import annotations
@@ -165,6 +166,18 @@ def test_screenshots_at_desktop_and_phone_size(visits, site_page):
     )
     for path in visit.screenshots:
         assert path.stat().st_size > 1000, f"{path} is empty"
+
+
+def test_the_page_fits_the_screen_of_a_phone(visits, site_page):
+    """Wide content (code, formulas, figures, tables) scrolls inside its own box; the page never scrolls
+    sideways, which on a phone makes the whole page wobble under the reader's thumb."""
+    visit = visits(site_page)
+    phone = visit.widths.get("phone")
+    assert phone, f"{site_page.id}: the page was not measured" + visit.step_error("screenshots")
+    assert phone["page"] <= phone["screen"], (
+        f"{site_page.id}: at phone size the page is {phone['page']}px wide on a {phone['screen']}px screen; "
+        f"sticking out: {phone['wider']}"
+    )
 
 
 def test_notebook_pages_show_their_outputs(visits, lab_page):

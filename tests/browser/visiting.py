@@ -8,7 +8,8 @@ own cache, cookies and clipboard permission). A visit:
 2. reads what the page shows: its text outside code and KaTeX output, its formulas, images, notebook cells;
 3. runs axe-core (vendored, injected into the page) in the light palette, and its colour-contrast rule
    in the dark palette too (Material's palettes: the attribute its toggle sets);
-4. writes a full-page screenshot at desktop and at phone size to tests/screenshots/;
+4. writes a full-page screenshot at desktop and at phone size to tests/screenshots/, and measures how
+   wide the page is at each size;
 5. clicks every visible copy button of a code block and reads the clipboard (one page at a time: the
    clipboard is the browser's);
 6. types a word of the page into the search box and reads the results;
@@ -51,6 +52,7 @@ class Visit:
     facts: dict = field(default_factory=dict)  # what the page showed once loaded
     axe: list[dict] = field(default_factory=list)
     screenshots: list[Path] = field(default_factory=list)
+    widths: dict[str, dict] = field(default_factory=dict)  # screen size -> the page's width, what sticks out
     copies: list[dict] = field(default_factory=list)
     search: dict = field(default_factory=dict)
     switches: list[dict] = field(default_factory=list)
@@ -101,6 +103,14 @@ IMAGES_JS = """async () => {
     complete: img.complete, width: img.naturalWidth, height: img.naturalHeight,
   }));
 }"""
+
+# The outermost elements that stick out of the screen on the right (what makes a page scroll sideways).
+WIDER_THAN_SCREEN_JS = """() => [...document.querySelectorAll("body *")]
+  .filter((e) => e.getBoundingClientRect().right > innerWidth + 1 && e.getBoundingClientRect().width > 0
+                 && e.parentElement.getBoundingClientRect().right <= innerWidth + 1
+                 && !e.closest("pre, figure, .arithmatex, .md-typeset__scrollwrap, .jp-OutputArea"))
+  .slice(0, 5)
+  .map((e) => e.tagName.toLowerCase() + (e.className ? "." + String(e.className).split(" ")[0] : ""))"""
 
 # Copy buttons: Material's (<button data-md-type="copy"> in the <pre> of its block) on Markdown pages,
 # mkdocs-jupyter's (<clipboard-copy>, in the cell's editor) on notebook pages. What a button should copy
@@ -198,6 +208,11 @@ async def _visit(
             path = SCREENSHOTS / f"{page.slug}-{name}.png"
             await tab.screenshot(path=str(path), full_page=True)
             visit.screenshots.append(path)
+            visit.widths[name] = {
+                "screen": size["width"],
+                "page": await tab.evaluate("document.documentElement.scrollWidth"),
+                "wider": await tab.evaluate(WIDER_THAN_SCREEN_JS),
+            }
         await tab.set_viewport_size(DESKTOP)
 
     async def copy():
