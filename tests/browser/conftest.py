@@ -10,15 +10,13 @@ A test that takes a `site_page` argument runs once per page of the site in both 
 from __future__ import annotations
 
 import asyncio
-import os
-import shutil
 import threading
 from http.server import ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 from served import REPO, PagesHandler, ServedSite, SitePage, source_pages
-from visiting import Visit, visit_all
+from visiting import NO_CHROMIUM, Visit, find_chromium, in_ci, visit_all
 
 from support.site import build_site
 
@@ -65,22 +63,14 @@ def served_site(tmp_path_factory) -> ServedSite:
 # --- the browser -----------------------------------------------------------------------------------
 
 
-def find_chromium() -> str | None:
-    for candidate in (os.environ.get("CHROMIUM"), shutil.which("chromium"), "/usr/bin/chromium"):
-        if candidate and Path(candidate).is_file() and os.access(candidate, os.X_OK):
-            return candidate
-    return None
-
-
 @pytest.fixture(scope="session")
 def chromium() -> str:
     """Chromium's executable; without one, skip (or fail under CI=true, where the browser tests must run)."""
     executable = find_chromium()
     if executable is None:
-        reason = "no Chromium found (apt-get install chromium)"
-        if os.environ.get("CI", "").lower() in ("true", "1"):
-            pytest.fail(f"CI=true and {reason}: the browser tests must run in CI", pytrace=False)
-        pytest.skip(f"browser tests skipped: {reason}")
+        if in_ci():
+            pytest.fail(f"CI=true and {NO_CHROMIUM}: the browser tests must run in CI", pytrace=False)
+        pytest.skip(f"browser tests skipped: {NO_CHROMIUM}")
     return executable
 
 

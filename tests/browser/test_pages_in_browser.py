@@ -24,6 +24,10 @@ import re
 
 import pytest
 from served import LANGS, SitePage, source_pages
+from visiting import NO_CHROMIUM, find_chromium, in_ci
+
+if find_chromium() is None and not in_ci():  # under CI=true the `chromium` fixture fails instead
+    pytest.skip(f"browser tests skipped: {NO_CHROMIUM}", allow_module_level=True)
 
 # Raw TeX that KaTeX should have replaced, looked for in the page's text outside code and KaTeX output.
 RAW_TEX = {

@@ -23,7 +23,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import re
+import shutil
 from collections import Counter
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
@@ -39,6 +41,21 @@ PHONE = {"width": 390, "height": 844}
 AT_ONCE = 3  # pages visited at the same time
 # axe rules switched off, each with the reason it cannot be fixed from this site's side. None so far.
 AXE_DISABLED: dict[str, str] = {}
+
+
+NO_CHROMIUM = "no Chromium found (apt-get install chromium)"
+
+
+def find_chromium() -> str | None:
+    """Debian's chromium (or the one $CHROMIUM names); playwright's own browsers are never downloaded."""
+    for candidate in (os.environ.get("CHROMIUM"), shutil.which("chromium"), "/usr/bin/chromium"):
+        if candidate and Path(candidate).is_file() and os.access(candidate, os.X_OK):
+            return candidate
+    return None
+
+
+def in_ci() -> bool:
+    return os.environ.get("CI", "").lower() in ("true", "1")
 
 
 @dataclass
