@@ -149,7 +149,7 @@ async def _visit(
     visit = Visit(url=site.url(page))
     context = await browser.new_context(viewport=DESKTOP, locale="pt-BR" if page.lang == "pt" else "en-US")
     await context.grant_permissions(["clipboard-read", "clipboard-write"], origin=site.origin)
-    context.set_default_timeout(10_000)
+    context.set_default_timeout(20_000)  # generous: a busy machine is slow, not broken
     local = urlsplit(site.origin).netloc
     phase = {"now": "load"}
 
