@@ -26,6 +26,19 @@
       renderMathInElement(el, { delimiters: notebookDelimiters, errorCallback: report });
     });
   }
+  // Search results quote the pages' text, formulas included, as TeX (a notebook's as $...$): typeset them
+  // too. Quietly, because a result may cut a formula short or highlight a word inside one; the pages
+  // themselves stay loud.
+  function typesetResults(list) {
+    var observer = new MutationObserver(function () {
+      observer.disconnect();
+      renderMathInElement(list, { delimiters: notebookDelimiters, throwOnError: false, errorCallback: function () {} });
+      observer.observe(list, { childList: true, subtree: true });
+    });
+    observer.observe(list, { childList: true, subtree: true });
+  }
+  var results = document.querySelector(".md-search-result__list");
+  if (results) typesetResults(results);
   if (typeof document$ !== "undefined") {
     document$.subscribe(function (doc) { typeset(doc.body); });
   } else {

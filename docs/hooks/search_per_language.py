@@ -9,11 +9,16 @@ The en pages read their own index because overrides/main.html points their `base
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from mkdocs.plugins import event_priority
 
 OTHER_LANGUAGES = ("en",)
+# Notebook pages (mkdocs-jupyter) carry each code cell twice: as shown, and as hidden text for the cell's
+# copy button, next to a "Copied!" notice. Only what is shown belongs in the search index (and in the
+# results' previews); Material's search leaves out elements marked data-search-exclude.
+HIDDEN_COPY_TEXT = re.compile(r'<(div class="clipboard-copy-txt"|clipboard-copy(?=[\s>]))')
 
 
 def split_index(site_dir: Path) -> None:
@@ -35,6 +40,10 @@ def split_index(site_dir: Path) -> None:
         target.parent.mkdir(parents=True, exist_ok=True)
         config = {**index["config"], "lang": [lang]}
         target.write_text(json.dumps({"config": config, "docs": docs}, ensure_ascii=False), encoding="utf-8")
+
+
+def on_page_content(html, page, config, files):
+    return HIDDEN_COPY_TEXT.sub(lambda m: f"<{m.group(1)} data-search-exclude", html)
 
 
 @event_priority(-200)  # after the i18n plugin (-100) has built every language and merged the index

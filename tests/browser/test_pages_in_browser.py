@@ -11,7 +11,8 @@ recorded, so a failure names the page and the rule:
 - every image loaded, with a non-zero natural size;
 - the language switcher leads to the same page in the other language, and back;
 - each code block's copy button puts that block's code on the clipboard;
-- searching for a word of the page finds the page in its language and no page of the other language;
+- searching for a word of the page finds the page in its language and no page of the other language, and
+  the results' previews show formulas typeset;
 - an axe-core scan finds no serious or critical accessibility violation (colour contrast in both palettes);
 - a notebook page shows its cells' outputs, and no error;
 - a screenshot at desktop and at phone size lands in tests/screenshots/ (CI keeps it as an artifact);
@@ -149,6 +150,8 @@ def test_search_finds_the_page_in_its_language_only(visits, served_site, site_pa
         f"{site_page.id}: searching {visit.search['term']!r} from a {site_page.lang} page returned pages "
         f"of another language (or outside the site): {others}"
     )
+    raw = [what for what, pattern in RAW_TEX.items() if pattern.search(visit.search["preview"])]
+    assert not raw, f"{site_page.id}: the search results' previews show raw TeX ({', '.join(raw)})"
     known = {p.id for p in source_pages()}
     unknown = [url for url, page in zip(results, found, strict=True) if page is None or page.id not in known]
     assert not unknown, f"{site_page.id}: search results that are not pages of the site: {unknown}"

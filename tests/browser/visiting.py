@@ -12,7 +12,7 @@ own cache, cookies and clipboard permission). A visit:
    wide the page is at each size;
 5. clicks every visible copy button of a code block and reads the clipboard (one page at a time: the
    clipboard is the browser's);
-6. types a word of the page into the search box and reads the results;
+6. types a word of the page into the search box and reads the results and their previews;
 7. switches to the other language with the header's language switcher, and back.
 
 A step that cannot be driven (an element missing, a timeout) is recorded in `errors`; the test of that
@@ -119,6 +119,13 @@ IMAGES_JS = """async () => {
     src: (img.getAttribute("src") || "").slice(0, 120),
     complete: img.complete, width: img.naturalWidth, height: img.naturalHeight,
   }));
+}"""
+
+# The text of the search results' previews, outside code and typeset formulas.
+RESULTS_PROSE_JS = """() => {
+  const list = document.querySelector(".md-search-result__list").cloneNode(true);
+  list.querySelectorAll("pre, code, .katex").forEach((e) => e.remove());
+  return list.textContent;
 }"""
 
 # The outermost elements that stick out of the screen on the right (what makes a page scroll sideways).
@@ -265,6 +272,7 @@ async def _visit(
         visit.search = {
             "term": term,
             "meta": await tab.inner_text(".md-search-result__meta"),
+            "preview": await tab.evaluate(RESULTS_PROSE_JS),
             "results": await tab.eval_on_selector_all(
                 "a.md-search-result__link", "els => els.map(e => e.href)"
             ),
