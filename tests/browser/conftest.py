@@ -50,7 +50,9 @@ def served_site(tmp_path_factory) -> ServedSite:
     proc = build_site(target, site_url=f"{origin}/{REPO}/")
     if proc.returncode != 0:
         server.server_close()
-        log = f"{proc.stdout}\n{proc.stderr}"
+        lines = f"{proc.stdout}\n{proc.stderr}".splitlines()
+        problems = [line for line in lines if line.strip() and not line.startswith("INFO")]  # not the chatter
+        log = "\n".join(problems or lines)
         pytest.fail(f"mkdocs build --strict for the project path failed:\n{log}", pytrace=False)
     handler.site_dir = target
     thread = threading.Thread(target=server.serve_forever, daemon=True)
