@@ -21,7 +21,8 @@
     document.querySelectorAll(".jp-InputArea .highlight-ipynb:not([tabindex])").forEach(function (code) {
       code.setAttribute("tabindex", "0");
     });
-    document.querySelectorAll("div.arithmatex:not([tabindex]), figure:not([tabindex])").forEach(function (el) {
+    var wide = "div.arithmatex:not([tabindex]), .jupyter-wrapper .katex-display:not([tabindex]), figure:not([tabindex])";
+    document.querySelectorAll(wide).forEach(function (el) {
       if (el.scrollWidth > el.clientWidth) el.setAttribute("tabindex", "0");
     });
   }

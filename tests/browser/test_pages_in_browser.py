@@ -16,7 +16,7 @@ recorded, so a failure names the page and the rule:
 - an axe-core scan finds no serious or critical accessibility violation (colour contrast in both palettes);
 - a notebook page shows its cells' outputs, and no error;
 - a screenshot at desktop and at phone size lands in tests/screenshots/ (CI keeps it as an artifact);
-- at phone size the page is no wider than the screen.
+- at phone size the page is no wider than the screen, and no formula is cut off (a wide one scrolls).
 """
 
 from __future__ import annotations
@@ -185,6 +185,15 @@ def test_the_page_fits_the_screen_of_a_phone(visits, site_page):
         f"{site_page.id}: at phone size the page is {phone['page']}px wide on a {phone['screen']}px screen; "
         f"sticking out: {phone['wider']}"
     )
+
+
+def test_wide_formulas_scroll_instead_of_being_cut_off(visits, site_page):
+    visit = visits(site_page)
+    for size, measured in visit.widths.items():
+        assert not measured["cut formulas"], (
+            f"{site_page.id}: at {size} size these formulas are cut off, and cannot be scrolled into view: "
+            f"{measured['cut formulas']}"
+        )
 
 
 def test_notebook_pages_show_their_outputs(visits, lab_page):

@@ -136,6 +136,21 @@ WIDER_THAN_SCREEN_JS = """() => [...document.querySelectorAll("body *")]
   .slice(0, 5)
   .map((e) => e.tagName.toLowerCase() + (e.className ? "." + String(e.className).split(" ")[0] : ""))"""
 
+# Formulas cut off by a box that clips them without letting the reader scroll (and so hidden in part).
+CUT_FORMULAS_JS = """() => [...document.querySelectorAll(".katex")].filter((math) => {
+  const drawn = document.createRange();
+  drawn.selectNodeContents(math.querySelector(".katex-html") || math);
+  const r = drawn.getBoundingClientRect();
+  for (let box = math.parentElement; box && box !== document.body; box = box.parentElement) {
+    const overflow = getComputedStyle(box).overflowX;
+    if (overflow === "visible") continue;
+    if (overflow === "auto" || overflow === "scroll") return false;
+    const b = box.getBoundingClientRect();
+    return r.right > b.right + 1 || r.left < b.left - 1;
+  }
+  return r.right > innerWidth + 1;
+}).map((math) => (math.querySelector("annotation") || math).textContent.trim().slice(0, 60))"""
+
 # Copy buttons: Material's (<button data-md-type="copy"> in the <pre> of its block) on Markdown pages,
 # mkdocs-jupyter's (<clipboard-copy>, in the cell's editor) on notebook pages. What a button should copy
 # is the code shown in its own block, found from where the button is, not from what the button targets.
@@ -236,6 +251,7 @@ async def _visit(
                 "screen": size["width"],
                 "page": await tab.evaluate("document.documentElement.scrollWidth"),
                 "wider": await tab.evaluate(WIDER_THAN_SCREEN_JS),
+                "cut formulas": await tab.evaluate(CUT_FORMULAS_JS),
             }
         await tab.set_viewport_size(DESKTOP)
 
