@@ -5,6 +5,7 @@ Run it with one command (it re-executes itself in a pinned environment, see belo
     python -m culpa.benchmark            # the full tables (a few minutes)
     python -m culpa.benchmark --quick    # fewer rounds, to see that it works
     python -m culpa.benchmark --clock wall   # elapsed time instead of this thread's CPU time
+    python -m culpa.benchmark --sizes tiny small   # only these sizes, no finite-difference table
 
 Contenders, on the same network, data and initial weights, at the same thread count:
 
@@ -317,6 +318,9 @@ def main(argv=None):
     parser.add_argument("--quick", action="store_true", help="few rounds: check that it runs")
     parser.add_argument("--clock", choices=CLOCKS, default="cpu",
                         help="cpu: this thread's CPU time (default; robust when shared); wall: elapsed time")
+    parser.add_argument("--sizes", nargs="+", choices=[name for name, _, _ in SIZES], metavar="SIZE",
+                        help="run only these network sizes (tiny, small, medium, large), and skip the "
+                             "finite-difference table")
     args = parser.parse_args(argv)
     rounds, budget = (3, 0.002) if args.quick else (41, 0.01)
     with_torch = _torch_available()
@@ -329,6 +333,8 @@ def main(argv=None):
     print(header)
     print("|---" * (header.count("|") - 1) + "|")
     for name, sizes, batch in SIZES:
+        if args.sizes and name not in args.sizes:
+            continue
         for dtype in (np.float32, np.float64):
             r = measure_step(sizes, batch, dtype, rounds=rounds, budget=budget, with_torch=with_torch,
                              clock=args.clock)
@@ -340,6 +346,8 @@ def main(argv=None):
                   f"| {_mark(r['culpa/numpy'], to_numpy)} | {torch_cells[1]} | {torch_cells[2]} "
                   f"| {_mark(r['backward/forward'], bwd_fwd)} |", flush=True)
     print(f"({_load()} at the end of the step table)")
+    if args.sizes:
+        return
     counts = (100, 300, 1000) if args.quick else (100, 300, 1000, 3000, 10000)
     print("\nfinite differences (central, 2 forward passes per parameter) vs one backprop gradient, float64, "
           "batch 32")

@@ -91,6 +91,11 @@ def compare(f, inputs, eps=1e-6, method="central", floor=1e-3):
     `requires_grad` of the inputs are left as they were found.
     Returns (analytic, numeric, relative errors: one array per input; op names in f; op of f's output).
     """
+    return _compare(f, inputs, eps, method, floor)[:5]
+
+
+def _compare(f, inputs, eps, method, floor):
+    """`compare`, plus for each input whether backward reached it at all (its analytic gradient is real)."""
     tensors = _float64_inputs(inputs)
     saved = [(t.grad, t.requires_grad) for t in tensors]
     try:
@@ -110,13 +115,14 @@ def compare(f, inputs, eps=1e-6, method="central", floor=1e-3):
 
         if out.requires_grad:
             out.backward()
+        reached = [t.grad is not None for t in tensors]
         analytic = [np.zeros(t.data.shape) if t.grad is None else t.grad.copy() for t in tensors]
     finally:
         for t, (grad, requires_grad) in zip(tensors, saved, strict=True):
             t.grad, t.requires_grad = grad, requires_grad
     numeric = finite_difference(scalar, tensors, eps=eps, method=method)
     errors = [relative_error(a, n, floor) for a, n in zip(analytic, numeric, strict=True)]
-    return analytic, numeric, errors, ops, out_op
+    return analytic, numeric, errors, ops, out_op, reached
 
 
 def max_relative_error(f, inputs, eps=1e-6, method="central", floor=1e-3):
@@ -132,7 +138,7 @@ def gradcheck(f, inputs, eps=1e-6, rtol=1e-6, method="central", floor=1e-3):
     GradcheckError naming the op, the input, the worst element, both values and the relative error.
     """
     tensors = _float64_inputs(inputs)
-    analytic, numeric, errors, ops, out_op = compare(f, tensors, eps=eps, method=method, floor=floor)
+    analytic, numeric, errors, ops, out_op, reached = _compare(f, tensors, eps, method, floor)
     worst = max(range(len(errors)), key=lambda i: errors[i].max() if errors[i].size else 0.0, default=None)
     if worst is None or errors[worst].size == 0:
         return 0.0
@@ -142,10 +148,19 @@ def gradcheck(f, inputs, eps=1e-6, rtol=1e-6, method="central", floor=1e-3):
         return error
     name = tensors[worst].name or f"input {worst}"
     a, n = float(analytic[worst][index]), float(numeric[worst][index])
+    where = f"{name} at index {tuple(int(i) for i in index)}: analytic {a:.10g}, numeric {n:.10g}"
+    if not reached[worst]:  # not a wrong derivative: the graph never connected this input to the output
+        message = (
+            f"gradcheck: backward never reached {name}: it got no gradient at all (shown as 0), yet f's "
+            f"value depends on it ({where}). f must compute its result from this very input Tensor, with "
+            "recording on: not from a copy of its data (Tensor(x.data), x.detach()), nor inside "
+            "culpa.no_grad()."
+        )
+    else:
+        message = (f"gradcheck failed for op {out_op!r} (ops in f: {', '.join(ops)}): the worst element is "
+                   f"{where}, relative error {error:.3g} > rtol {rtol:g}")
     raise GradcheckError(
-        f"gradcheck failed for op {out_op!r} (ops in f: {', '.join(ops)}): the worst element is {name} at "
-        f"index {tuple(int(i) for i in index)}: analytic {a:.10g}, numeric {n:.10g}, relative error "
-        f"{error:.3g} > rtol {rtol:g}",
+        message,
         op=out_op, input_index=worst, input_name=name, index=tuple(int(i) for i in index),
         analytic=a, numeric=n, relative_error=error,
     )

@@ -116,10 +116,15 @@ class SGD:
         self.params, self.lr = list(params), lr
 
     def step(self):
-        lr = self.lr
+        # lr as a 0-d array of each gradient's dtype: the same product as with the Python float, which NumPy
+        # would convert again for every parameter (a cost that shows at small sizes)
+        lrs = {}
         for p in self.params:
             if p.grad is not None:
-                p.data -= lr * p.grad  # in place: the arrays the graph recorded are the parameters
+                dtype = p.grad.dtype
+                if dtype not in lrs:
+                    lrs[dtype] = np.asarray(self.lr, dtype=dtype) if dtype.kind == "f" else self.lr
+                p.data -= lrs[dtype] * p.grad  # in place: the arrays the graph recorded are the parameters
 
     def zero_grad(self):
         for p in self.params:

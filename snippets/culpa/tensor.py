@@ -25,6 +25,7 @@ from contextlib import ContextDecorator
 
 import numpy as np
 
+# --8<-- [start:no_grad]
 _grad_enabled = True
 
 
@@ -48,6 +49,7 @@ class no_grad(set_grad_enabled):
 
     def __init__(self):
         super().__init__(False)
+# --8<-- [end:no_grad]
 
 
 def _to_array(data):
@@ -269,36 +271,40 @@ class Tensor:
                 f"backward: this tensor (op {self.op!r}) does not require grad. Create the inputs you want "
                 "gradients for with requires_grad=True, and do not compute the result inside culpa.no_grad()."
             )
-        grads, order = {self: _seed(grad, self)}, topo_order(self)
-        with np.errstate(over="raise", divide="raise", invalid="raise"):
-            while order:
-                node = order.pop()  # children before parents; popping lets finished nodes be freed
-                g = grads.pop(node, None)
-                if g is None:  # a constant: nothing flows to it
-                    continue
-                local_backward, data = node._backward, node.data
-                if local_backward is _released:
-                    raise RuntimeError(
-                        f"backward: the graph through op {node.op!r} was already used by a backward pass "
-                        "and released, so this pass stopped there (its gradients are incomplete). Run the "
-                        "forward pass again, or call the first backward(retain_graph=True)."
-                    )
-                if type(g) is not np.ndarray or (g.dtype is not data.dtype and g.dtype != data.dtype):
-                    g = np.asarray(g, dtype=data.dtype)  # a NumPy scalar, or a mixed-dtype result
-                node.grad = g if node.grad is None else node.grad + g
-                if local_backward is None:  # a leaf
-                    continue
-                parents = node._parents
-                if not retain_graph:  # drop the links now, so that activations are freed as we go
-                    node._backward, node._parents = _released, ()
-                try:
-                    parent_grads = local_backward(g)
-                except FloatingPointError as error:
-                    parent_grads = _recheck_non_finite(node, local_backward, g, error)
-                for parent, pg in zip(parents, parent_grads, strict=True):
-                    if pg is not None:
-                        grads[parent] = grads[parent] + pg if parent in grads else pg
-    # --8<-- [end:backward]
+        _backpropagate({self: _seed(grad, self)}, topo_order(self), retain_graph)
+
+
+@np.errstate(over="raise", divide="raise", invalid="raise")  # NaN or inf in a local derivative raises
+def _backpropagate(grads, order, retain_graph):
+    """Hand each node's summed gradient to its local backward, children before parents."""
+    while order:
+        node = order.pop()  # children before parents; popping lets finished nodes be freed
+        g = grads.pop(node, None)
+        if g is None:  # a constant: nothing flows to it
+            continue
+        local_backward, data = node._backward, node.data
+        if local_backward is _released:
+            raise RuntimeError(
+                f"backward: the graph through op {node.op!r} was already used by a backward pass "
+                "and released, so this pass stopped there (its gradients are incomplete). Run the "
+                "forward pass again, or call the first backward(retain_graph=True)."
+            )
+        if type(g) is not np.ndarray or (g.dtype is not data.dtype and g.dtype != data.dtype):
+            g = np.asarray(g, dtype=data.dtype)  # a NumPy scalar, or a mixed-dtype result
+        node.grad = g if node.grad is None else node.grad + g
+        if local_backward is None:  # a leaf
+            continue
+        parents = node._parents
+        if not retain_graph:  # drop the links now, so that activations are freed as we go
+            node._backward, node._parents = _released, ()
+        try:
+            parent_grads = local_backward(g)
+        except FloatingPointError as error:
+            parent_grads = _recheck_non_finite(node, local_backward, g, error)
+        for parent, pg in zip(parents, parent_grads, strict=True):
+            if pg is not None:
+                grads[parent] = grads[parent] + pg if parent in grads else pg
+# --8<-- [end:backward]
 
 
 def _released(g):
@@ -367,6 +373,7 @@ def unbroadcast(grad, shape):
 # --8<-- [end:unbroadcast]
 
 
+# --8<-- [start:op_result]
 def op_result(data, op, parents, backward):
     """The tensor an op returns. It records its parents and `backward` only if a gradient can flow.
 
@@ -376,13 +383,14 @@ def op_result(data, op, parents, backward):
     out = Tensor.__new__(Tensor)
     out.data = data if type(data) is np.ndarray else np.asarray(data)
     out.grad, out.name, out.op = None, None, op
-    out.requires_grad, out._parents, out._backward = False, (), None
     if _grad_enabled:
         for parent in parents:
             if parent.requires_grad:
                 out.requires_grad, out._parents, out._backward = True, parents, backward
-                break
+                return out
+    out.requires_grad, out._parents, out._backward = False, (), None  # a constant: no past to record
     return out
+# --8<-- [end:op_result]
 
 
 def _lift(x, like, op):
@@ -463,7 +471,8 @@ def _class_indices(target, rows, shape):
             raise TypeError(f"cross_entropy: target must hold integer class indices, not {target.dtype}")
         target = target.reshape(-1)
     classes = rows.shape[-1]
-    if rows.ndim != 2 or target.shape[0] != rows.shape[0] or not 0 <= target.min() <= target.max() < classes:
+    # as unsigned integers, negative indices become huge: one max() checks both ends of the range
+    if rows.ndim != 2 or target.shape[0] != rows.shape[0] or target.astype(np.uintp).max() >= classes:
         raise ValueError(f"cross_entropy: logits of shape {shape} need one class index in "
                          f"[0, {classes}) per row, as integers; got target {target.tolist()}")
     return target

@@ -153,3 +153,13 @@ def model_with_all_good_grads():
     model = culpa.nn.MLP([2, 3, 2], rng=0)
     culpa.cross_entropy(model(np.ones((2, 2))), [0, 1]).backward()
     return model
+
+
+@pytest.mark.parametrize("cut", [lambda t: Tensor(t.data), lambda t: t.detach()], ids=["copy", "detach"])
+def test_gradcheck_says_so_when_backward_never_reaches_an_input(cut):
+    w = Tensor(np.array([0.5, -1.0]), requires_grad=True, name="w")
+    with pytest.raises(GradcheckError, match=r"backward never reached w: it got no gradient at all") as info:
+        gradcheck(lambda t: (cut(t) * 3.0).sum(), [w])
+    assert "analytic 0, numeric 3" in str(info.value) and info.value.input_name == "w"
+    with pytest.raises(GradcheckError, match=r"backward never reached input 1"):
+        gradcheck(lambda a, b: (a * cut(b)).sum(), [w, Tensor(np.array([2.0, 1.0]))])
