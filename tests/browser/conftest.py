@@ -4,7 +4,8 @@ The browser is Debian's Chromium (apt-get install chromium), driven by playwrigh
 is never needed. Without Chromium the browser tests skip with a one-line reason; under CI=true they fail.
 
 A test that takes a `site_page` argument runs once per page of the site in both languages (ids like
-"pt/03-worked-example/"); one that takes `lab_page` runs once per notebook page.
+"pt/03-worked-example/"); one that takes `content_page`, once per page but the 404 pages; one that takes
+`lab_page`, once per notebook page.
 """
 
 from __future__ import annotations
@@ -34,6 +35,9 @@ def pytest_generate_tests(metafunc):
     if "site_page" in metafunc.fixturenames:
         pages = source_pages()
         metafunc.parametrize("site_page", pages, ids=[p.id for p in pages])
+    if "content_page" in metafunc.fixturenames:  # all but the 404 pages: each has code and is searchable
+        pages = [p for p in source_pages() if p.kind != "404"]
+        metafunc.parametrize("content_page", pages, ids=[p.id for p in pages])
     if "lab_page" in metafunc.fixturenames:
         pages = [p for p in source_pages() if p.kind == "notebook"]
         metafunc.parametrize("lab_page", pages, ids=[p.id for p in pages])

@@ -118,43 +118,42 @@ def test_language_switch_leads_to_the_same_page_and_back(visits, served_site, si
         assert switch["lang"].split("-")[0] == switch["to"], f"{switch['url']} is not in {switch['to']}"
 
 
-def test_copy_button_copies_the_code(visits, site_page):
-    visit = visits(site_page)
-    assert "copy" not in visit.errors, f"{site_page.id}: copying failed" + visit.step_error("copy")
-    if not visit.copies:
-        pytest.skip(f"{site_page.id} has no code block with a copy button")
+def test_copy_button_copies_the_code(visits, content_page):
+    visit = visits(content_page)
+    assert "copy" not in visit.errors, f"{content_page.id}: copying failed" + visit.step_error("copy")
+    assert visit.copies, f"{content_page.id}: every chapter page shows code, but no copy button was found"
     wrong = [
         c for c in visit.copies if c["expected"] is None or c["clipboard"].rstrip() != c["expected"].rstrip()
     ]
-    assert not wrong, f"{site_page.id}: copy buttons that did not copy their block's code:\n" + "\n".join(
+    assert not wrong, f"{content_page.id}: copy buttons that did not copy their block's code:\n" + "\n".join(
         f"button {c['button']}: clipboard {c['clipboard'][:120]!r}, block {(c['expected'] or '')[:120]!r}"
         for c in wrong
     )
 
 
-def test_search_finds_the_page_in_its_language_only(visits, served_site, site_page):
-    if site_page.kind == "404":
-        pytest.skip("404 pages are not in the search index")
-    visit = visits(site_page)
-    assert visit.search, f"{site_page.id}: no search was made" + visit.step_error("search")
+def test_search_finds_the_page_in_its_language_only(visits, served_site, content_page):
+    visit = visits(content_page)
+    assert visit.search, f"{content_page.id}: no search was made" + visit.step_error("search")
     results = visit.search["results"]
     found = [served_site.page_at(url) for url in results]
-    assert site_page in found, (
-        f"{site_page.id}: searching {visit.search['term']!r} did not find the page "
+    assert content_page in found, (
+        f"{content_page.id}: searching {visit.search['term']!r} did not find the page "
         f"({visit.search['meta']!r}; results: {results})"
     )
     others = [
-        url for url, page in zip(results, found, strict=True) if page is None or page.lang != site_page.lang
+        url
+        for url, page in zip(results, found, strict=True)
+        if page is None or page.lang != content_page.lang
     ]
     assert not others, (
-        f"{site_page.id}: searching {visit.search['term']!r} from a {site_page.lang} page returned pages "
-        f"of another language (or outside the site): {others}"
+        f"{content_page.id}: searching {visit.search['term']!r} from a {content_page.lang} page returned "
+        f"pages of another language (or outside the site): {others}"
     )
     raw = [what for what, pattern in RAW_TEX.items() if pattern.search(visit.search["preview"])]
-    assert not raw, f"{site_page.id}: the search results' previews show raw TeX ({', '.join(raw)})"
+    assert not raw, f"{content_page.id}: the search results' previews show raw TeX ({', '.join(raw)})"
     known = {p.id for p in source_pages()}
     unknown = [url for url, page in zip(results, found, strict=True) if page is None or page.id not in known]
-    assert not unknown, f"{site_page.id}: search results that are not pages of the site: {unknown}"
+    assert not unknown, f"{content_page.id}: search results that are not pages of the site: {unknown}"
 
 
 def test_no_serious_accessibility_violation(visits, site_page):
