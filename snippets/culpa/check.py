@@ -58,6 +58,13 @@ def finite_difference(f, inputs, eps=1e-6, method="central"):
                 x_down, down = float(data[index]), value()
             else:
                 x_down, down = float(x), base
+            if x_up == x_down:
+                data[index] = x
+                raise ValueError(
+                    f"finite_difference: a step of eps={eps:g} does not change the value {float(x):g} at "
+                    f"index {index} in {data.dtype} (too small for that precision), so there is no slope "
+                    "to measure. Use a larger eps, or float64 inputs."
+                )
             gradient[index] = (up - down) / (x_up - x_down)
             data[index] = x
         gradients.append(gradient.astype(data.dtype))

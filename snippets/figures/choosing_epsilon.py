@@ -66,7 +66,7 @@ def worst_error(dtype, eps, method):
     loss().backward()
     try:
         numeric = culpa.check.finite_difference(loss, params, eps=eps, method=method)
-    except ZeroDivisionError:
+    except ValueError:  # the step rounds away in this dtype: culpa refuses to divide by it
         return float("nan")
     pairs = zip(params, numeric, strict=True)
     return max(float(culpa.check.relative_error(p.grad, n).max()) for p, n in pairs)

@@ -163,3 +163,11 @@ def test_gradcheck_says_so_when_backward_never_reaches_an_input(cut):
     assert "analytic 0, numeric 3" in str(info.value) and info.value.input_name == "w"
     with pytest.raises(GradcheckError, match=r"backward never reached input 1"):
         gradcheck(lambda a, b: (a * cut(b)).sum(), [w, Tensor(np.array([2.0, 1.0]))])
+
+
+def test_finite_difference_names_a_step_too_small_for_the_dtype():
+    x = culpa.Tensor(np.array([1000.0, 2.0], dtype=np.float32))
+    expected = r"eps=1e-06 does not change the value 1000 at index \(0,\) in float32"
+    with pytest.raises(ValueError, match=expected):
+        culpa.check.finite_difference(lambda t: (t * t).sum(), [x], eps=1e-6)
+    assert x.data.tolist() == [1000.0, 2.0]  # the input is restored
