@@ -265,7 +265,8 @@ def test_blame_through_mlp_slope_is_blame_times_input(made):
 
 def test_branching_sums_both_paths_and_accumulates_until_zeroed(made):
     d = made["branching"].data
-    assert d["shares"]["a"] + d["shares"]["b"] == pytest.approx(d["grad"])
+    assert d["shares"]["u"] + d["shares"]["v"] == pytest.approx(d["grad"])
+    assert (d["shares"]["u"], d["shares"]["v"], d["grad"]) == pytest.approx((12.0, 24.0, 36.0))  # page 05
     assert min(d["shares"].values()) > 0
     g = d["grad"]
     assert d["buffers"]["zeroed"] == pytest.approx([g] * len(d["buffers"]["zeroed"]))

@@ -1,10 +1,10 @@
 """Branching: a value used twice gets the sum of both contributions, and the buffer that sums them keeps
 summing until someone zeroes it (page 05).
 
-x = 2 reaches L = a + b by two paths, a = 3x and b = x²; culpa records the graph and backward runs it.
-What to notice: the gradient arriving at x is 3 (through a) plus 4 (through b), exactly the multivariate
-chain rule; and because .grad accumulates, a second backward without zeroing gives 14, not 7: only the
-training loop knows where a batch ends, so it must zero the gradients there.
+Page 05's own example: x = 2 reaches L = u · v by two paths, u = 3x and v = x²; culpa records the graph
+and backward runs it. What to notice: the gradient arriving at x is 12 (through u) plus 24 (through v),
+exactly the multivariate chain rule; and because .grad accumulates, a second backward without zeroing gives
+72, not 36: only the training loop knows where a batch ends, so it must zero the gradients there.
 """
 
 import numpy as np
@@ -46,24 +46,24 @@ LABELS = {
 
 
 def forward(x):
-    a = x * SCALE  # first path
-    b = x**2  # second path
-    return a + b, a, b
+    u = x * SCALE  # first path
+    v = x**2  # second path: the same x, used a second time
+    return u * v, u, v
 
 
 def data() -> dict:
-    """The graph of L = 3x + x², its backward, each path's share, and .grad over repeated backward calls."""
+    """The graph of L = u · v (u = 3x, v = x²), its backward, each path's share, and .grad over calls."""
     x = culpa.Tensor(X0, requires_grad=True, name="x")
-    loss, a, b = forward(x)
+    loss, u, v = forward(x)
     loss.backward(retain_graph=True)
     graph = culpa.graph.export(loss)
 
     shares = {}
-    for path in ("a", "b"):  # one path at a time: the other use of x is cut off with detach()
+    for path in ("u", "v"):  # one path at a time: the other use of x is cut off with detach()
         x_path = culpa.Tensor(X0, requires_grad=True)
-        a_path = (x_path if path == "a" else x_path.detach()) * SCALE
-        b_path = (x_path if path == "b" else x_path.detach()) ** 2
-        (a_path + b_path).backward()
+        u_path = (x_path if path == "u" else x_path.detach()) * SCALE
+        v_path = (x_path if path == "v" else x_path.detach()) ** 2
+        (u_path * v_path).backward()
         shares[path] = x_path.grad
 
     buffers = {}
@@ -75,7 +75,7 @@ def data() -> dict:
             forward(x_loop)[0].backward()
             seen.append(x_loop.grad)
         buffers["zeroed" if zero else "kept"] = seen
-    return {"graph": graph, "x": X0, "a": a.data, "b": b.data, "loss": loss.data, "grad": x.grad,
+    return {"graph": graph, "x": X0, "u": u.data, "v": v.data, "loss": loss.data, "grad": x.grad,
             "shares": shares, "buffers": buffers}
 
 
@@ -85,17 +85,17 @@ def _n(value, lang):
 
 def _alt(lang):
     d = data()
-    numbers = {"a": _n(d["shares"]["a"], lang), "b": _n(d["shares"]["b"], lang), "g": _n(d["grad"], lang)}
+    numbers = {"u": _n(d["shares"]["u"], lang), "v": _n(d["shares"]["v"], lang), "g": _n(d["grad"], lang)}
     kept = style.sequence([_n(v, lang) for v in d["buffers"]["kept"]], lang)
     if lang == "pt":
-        return style.prose(f"""À esquerda, o grafo de L = a + b com a = 3x e b = x², em x = 2: x alimenta
-            dois caminhos, e o backward pass traz {numbers['a']} por a e {numbers['b']} por b, que se somam em
+        return style.prose(f"""À esquerda, o grafo de L = u · v com u = 3x e v = x², em x = 2: x alimenta
+            dois caminhos, e o backward pass traz {numbers['u']} por u e {numbers['v']} por v, que se somam em
             ∂L/∂x = {numbers['g']}. À direita, x.grad após três backward: sempre {numbers['g']} quando o
             buffer é zerado antes de cada batch, e {kept} quando não é. Repare que somar as contribuições é
             a regra da cadeia multivariada, e que o mesmo acúmulo estraga o gradiente se ninguém zerar o
             buffer.""")
-    return style.prose(f"""Left, the graph of L = a + b with a = 3x and b = x², at x = 2: x feeds two paths,
-        and the backward pass brings {numbers['a']} through a and {numbers['b']} through b, which add up to
+    return style.prose(f"""Left, the graph of L = u · v with u = 3x and v = x², at x = 2: x feeds two paths,
+        and the backward pass brings {numbers['u']} through u and {numbers['v']} through v, which add up to
         ∂L/∂x = {numbers['g']}. Right, x.grad after three backward calls: always {numbers['g']} when the
         buffer is zeroed before each batch, and {kept} when it is not. Notice that summing the contributions
         is the multivariate chain rule, and that the same accumulation spoils the gradient if nobody zeroes
@@ -104,7 +104,7 @@ def _alt(lang):
 
 ALT = {lang: _alt(lang) for lang in style.LANGS}
 
-POSITIONS = {"x": (0.0, 0.0), "a": (1.0, 0.62), "b": (1.0, -0.62), "L": (2.0, 0.0)}
+POSITIONS = {"x": (0.0, 0.0), "u": (1.0, 0.62), "v": (1.0, -0.62), "L": (2.0, 0.0)}
 
 
 def draw(lang: str, d: dict):
@@ -114,24 +114,24 @@ def draw(lang: str, d: dict):
     left.set_xlim(-0.45, 2.4)
     left.set_ylim(-1.25, 1.05)
     shares = {k: _n(v, lang) for k, v in d["shares"].items()}
-    texts = {"x": f"x = {_n(d['x'], lang)}", "a": f"a = 3x = {_n(d['a'], lang)}",
-             "b": f"b = x² = {_n(d['b'], lang)}", "L": f"L = a + b\n= {_n(d['loss'], lang)}"}
+    texts = {"x": f"x = {_n(d['x'], lang)}", "u": f"u = 3x = {_n(d['u'], lang)}",
+             "v": f"v = x² = {_n(d['v'], lang)}", "L": f"L = u · v\n= {_n(d['loss'], lang)}"}
     for node, (px, py) in POSITIONS.items():
         left.text(px, py, texts[node], ha="center", va="center", fontsize=12, zorder=3,
                   bbox=dict(boxstyle="round,pad=0.4", facecolor="#ede7f6", edgecolor=style.BACKPROP,
                             linewidth=1.4))
-    forward_edges = {("x", "a"): ((0.2, 0.1), (0.66, 0.5)), ("x", "b"): ((0.2, -0.1), (0.66, -0.5)),
-                     ("a", "L"): ((1.34, 0.5), (1.72, 0.16)), ("b", "L"): ((1.34, -0.5), (1.72, -0.16))}
+    forward_edges = {("x", "u"): ((0.2, 0.1), (0.66, 0.5)), ("x", "v"): ((0.2, -0.1), (0.66, -0.5)),
+                     ("u", "L"): ((1.34, 0.5), (1.72, 0.16)), ("v", "L"): ((1.34, -0.5), (1.72, -0.16))}
     for start, end in forward_edges.values():
         left.add_patch(FancyArrowPatch(start, end, arrowstyle="-|>", mutation_scale=14, color=style.NEUTRAL,
                                        linewidth=1.3, zorder=1))
-    for node, side in (("a", 1), ("b", -1)):  # backward: each path's share flows back into x
+    for node, side in (("u", 1), ("v", -1)):  # backward: each path's share flows back into x
         left.add_patch(FancyArrowPatch((0.8, 0.4 * side), (0.24, 0.0), arrowstyle="-|>",
                                        connectionstyle=f"arc3,rad={0.3 * side}", mutation_scale=16,
                                        color=style.BACKPROP, linewidth=2.2, zorder=2))
         left.text(0.62, 0.1 * side, words["via"].format(node=node, value=shares[node]), ha="left",
                   va="center", fontsize=11.5, color=style.BACKPROP, fontweight="bold")
-    total = words["total"].format(a=shares["a"], b=shares["b"], total=_n(d["grad"], lang))
+    total = words["total"].format(a=shares["u"], b=shares["v"], total=_n(d["grad"], lang))
     left.text(-0.4, -1.0, total, ha="left", va="top", fontsize=13, color=style.BACKPROP,
               fontweight="bold")
     left.set_title(words["graph_title"])
@@ -140,9 +140,10 @@ def draw(lang: str, d: dict):
     width = 0.38
     right.bar(calls - width / 2, d["buffers"]["zeroed"], width, color=style.BACKPROP, label=words["zeroed"])
     right.bar(calls + width / 2, d["buffers"]["kept"], width, color=style.PUSH_DOWN, label=words["kept"])
+    top = max(d["buffers"]["kept"])
     for series, offset in (("zeroed", -width / 2), ("kept", width / 2)):
         for c, v in zip(calls, d["buffers"][series], strict=True):
-            right.text(c + offset, v + 0.4, _n(v, lang), ha="center", va="bottom", fontsize=10.5)
+            right.text(c + offset, v + 0.012 * top, _n(v, lang), ha="center", va="bottom", fontsize=10.5)
     right.set_xticks(calls, [words["call"].format(n=n) for n in calls])
     right.set_xlabel(words["calls"])
     right.set_ylim(0, max(d["buffers"]["kept"]) * 1.45)
