@@ -9,9 +9,7 @@ a built page references exists; and each figure's claim holds on the very data i
 from __future__ import annotations
 
 import io
-import os
 import re
-import shutil
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -22,7 +20,7 @@ import pytest
 from matplotlib.text import Text
 
 from support.pages import ROOT
-from support.site import built_site  # noqa: F401  (session fixture)
+from support.site import build_site, copy_project
 
 sys.path.insert(0, str(ROOT / "snippets"))
 from figures import make, style  # noqa: E402
@@ -138,16 +136,7 @@ def test_publishing_again_writes_nothing(tmp_path):
 
 
 def test_a_raising_figure_script_fails_the_build_and_is_named(made, tmp_path):
-    copy = tmp_path / "repo"  # `made` filled the cache that the copy starts from
-    listed = subprocess.run(["git", "ls-files", "-co", "--exclude-standard"], cwd=ROOT, capture_output=True,
-                            text=True, check=True).stdout.splitlines()
-    for name in listed:
-        source = ROOT / name
-        if source.is_file():
-            (copy / name).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(source, copy / name)
-    if make.DEFAULT_CACHE.is_dir():  # the other figures come from the cache: only the broken one runs
-        shutil.copytree(make.DEFAULT_CACHE, copy / ".cache" / "figures")
+    copy = copy_project(tmp_path / "repo")  # `made` filled the figure cache the copy starts from
     broken = copy / "snippets" / "figures" / "broken_on_purpose.py"
     broken.write_text(
         '"""A figure that raises, for the test."""\n'
@@ -155,9 +144,7 @@ def test_a_raising_figure_script_fails_the_build_and_is_named(made, tmp_path):
         "def data():\n    return {}\n\n\n"
         'def draw(lang, data):\n    raise RuntimeError("this figure is broken on purpose")\n'
     )
-    env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
-    command = [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(tmp_path / "site")]
-    proc = subprocess.run(command, cwd=copy, env=env, capture_output=True, text=True, timeout=600)
+    proc = build_site(tmp_path / "site", project=copy)
     output = proc.stdout + proc.stderr
     assert proc.returncode != 0, "the build passed although a figure script raised"
     assert "snippets/figures/broken_on_purpose.py" in output, output[-3000:]
@@ -175,7 +162,7 @@ def referenced_images(site: Path):
             yield page.relative_to(site), src, target.resolve()
 
 
-def test_every_referenced_image_exists_after_build(built_site: Path):  # noqa: F811
+def test_every_referenced_image_exists_after_build(built_site: Path):
     problems = []
     for page, src, target in referenced_images(built_site):
         content = target.read_bytes() if target.is_file() else b""

@@ -32,6 +32,7 @@ import nbformat
 import pytest
 
 from support.pages import DOCS, LANGS, ROOT, _load_hook, mkdocs_config
+from support.site import build_site, copy_project
 
 notebooks = _load_hook("notebooks")
 
@@ -315,27 +316,8 @@ def test_downloaded_notebook_runs_top_to_bottom_in_a_fresh_folder(downloads_run,
 # ---- execution at build time: failures and the cache ------------------------------------------------
 
 
-def _copy_project(target: Path) -> Path:
-    """What a build reads: mkdocs.yml, docs/, snippets/ and the caches (so unchanged labs are not rerun)."""
-    target.mkdir(parents=True)
-    shutil.copy(ROOT / "mkdocs.yml", target / "mkdocs.yml")
-    ignore = shutil.ignore_patterns("__pycache__", "*.ipynb")
-    shutil.copytree(ROOT / "docs", target / "docs", ignore=ignore)
-    shutil.copytree(ROOT / "snippets", target / "snippets", ignore=shutil.ignore_patterns("__pycache__"))
-    for cache in ("labs", "figures"):
-        if (ROOT / ".cache" / cache).is_dir():
-            shutil.copytree(ROOT / ".cache" / cache, target / ".cache" / cache)
-    return target
-
-
-def _build(project: Path, site: Path) -> subprocess.CompletedProcess:
-    env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
-    return subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site)],
-                          cwd=project, env=env, capture_output=True, text=True, timeout=600)
-
-
 def test_a_cell_that_raises_fails_the_build_naming_the_lab_and_the_cell(built_site, tmp_path):
-    project = _copy_project(tmp_path / "project")
+    project = copy_project(tmp_path / "project")
     lab = project / "docs" / "en" / "labs" / "measure-the-cost.md"
     text = lab.read_text(encoding="utf-8")
     fences = notebooks.code_cell_lines(text)
@@ -343,7 +325,7 @@ def test_a_cell_that_raises_fails_the_build_naming_the_lab_and_the_cell(built_si
     at = fences[1] - 1  # the planted cell becomes the second code cell
     planted = "```{code-cell} ipython3\nraise RuntimeError('planted by test_labs')\n```\n\n"
     lab.write_text("".join(lines[:at]) + planted + "".join(lines[at:]), encoding="utf-8")
-    proc = _build(project, tmp_path / "site")
+    proc = build_site(tmp_path / "site", project=project)
     log = proc.stdout + proc.stderr
     assert proc.returncode != 0, f"the build passed although a cell of a lab raises:\n{log[-3000:]}"
     expected = f"docs/en/labs/measure-the-cost.md failed in code cell 2 (line {at + 1})"
@@ -357,10 +339,10 @@ def test_a_second_build_executes_no_lab(built_site, tmp_path):
     assert {f"{lab.lang}/{lab.name}" for lab in labs} == set(LAB_IDS)
     if any(not notebooks.is_fresh(lab, notebooks.cache_key(lab.source)) for lab in labs):
         # culpa or a lab changed since the session's build (others work in this tree): catch up first
-        settle = _build(ROOT, tmp_path / "settle")
+        settle = build_site(tmp_path / "settle", project=ROOT)
         assert settle.returncode == 0, f"the build failed:\n{settle.stdout}\n{settle.stderr}"
     before = {lab.label: lab.executed.stat().st_mtime_ns for lab in labs}
-    proc = _build(ROOT, tmp_path / "site")
+    proc = build_site(tmp_path / "site", project=ROOT)
     assert proc.returncode == 0, f"the second build failed:\n{proc.stdout}\n{proc.stderr}"
     ran = re.findall(r"labs: executed (\S+)", proc.stdout + proc.stderr)
     assert not ran, f"a second build with nothing changed executed labs again: {ran}"

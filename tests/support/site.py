@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -12,13 +13,29 @@ import pytest
 from support.pages import ROOT
 
 
-def build_site(target: Path, site_url: str | None = None) -> subprocess.CompletedProcess:
+def copy_project(target: Path) -> Path:
+    """What a build reads (mkdocs.yml, docs/, snippets/) plus the figure and lab caches, so that a test can
+    plant a fault in the copy and build it without re-running every unchanged figure and lab."""
+    target.mkdir(parents=True)
+    shutil.copy(ROOT / "mkdocs.yml", target / "mkdocs.yml")
+    shutil.copytree(ROOT / "docs", target / "docs", ignore=shutil.ignore_patterns("__pycache__", "*.ipynb"))
+    shutil.copytree(ROOT / "snippets", target / "snippets", ignore=shutil.ignore_patterns("__pycache__"))
+    for cache in ("labs", "figures"):
+        if (ROOT / ".cache" / cache).is_dir():
+            shutil.copytree(ROOT / ".cache" / cache, target / ".cache" / cache)
+    return target
+
+
+def build_site(
+    target: Path, site_url: str | None = None, project: Path = ROOT
+) -> subprocess.CompletedProcess:
+    """`mkdocs build --strict` of `project` (the repository, or a copy of it) into `target`."""
     env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
     if site_url:
         env["SITE_URL"] = site_url
     return subprocess.run(
         [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(target)],
-        cwd=ROOT,
+        cwd=project,
         env=env,
         capture_output=True,
         text=True,
