@@ -16,6 +16,11 @@ Contenders, on the same network, data and initial weights, at the same thread co
   `F.cross_entropy`, and the update as a plain `p.add_(p.grad, alpha=-lr)` loop (faster than
   `torch.optim.SGD` at small sizes, so torch is shown at its best).
 
+With torch installed, two more contenders time only the matrix products of one step (forward h @ W.T,
+backward g.T @ h and g @ W, the same shapes and layouts), once through NumPy and once through torch: the
+column "GEMMs numpy/torch" is how much faster torch's BLAS library is on the same products, a gap that no
+engine written on NumPy can close.
+
 Every number is a median over rounds; in each round every contender runs a block of steps, in an order
 that rotates from round to round, so that a slow spell of a shared machine hits them all alike. Ratios are
 taken within a round, then the median is reported. The clock is the CPU time of this thread (everything
@@ -171,6 +176,33 @@ class TorchStep:
         return loss
 
 
+class GemmStep:
+    """Only the matrix products of one step, on fixed arrays: what the BLAS library alone costs.
+
+    Per layer: the forward h @ W.T, and the backward g.T @ h (the weight's gradient) and g @ W (the input's,
+    except for the first layer): the products culpa, the hand-written step and torch's nn.Linear all make.
+    """
+
+    def __init__(self, model, x, library="numpy"):
+        rng = np.random.default_rng(1)
+        self.name, self.products = f"{library} GEMMs", []
+        for i, layer in enumerate(model.layers):
+            W = layer.weight.data.copy()
+            h = x if i == 0 else rng.standard_normal((x.shape[0], W.shape[1])).astype(x.dtype)
+            g = rng.standard_normal((x.shape[0], W.shape[0])).astype(x.dtype)
+            if library == "torch":
+                import torch
+
+                W, h, g = torch.from_numpy(W), torch.from_numpy(np.ascontiguousarray(h)), torch.from_numpy(g)
+            self.products.append((h, W, g, i > 0))
+
+    def __call__(self):
+        results = []
+        for h, W, g, input_needs_grad in self.products:
+            results += [h @ W.T, g.T @ h, g @ W] if input_needs_grad else [h @ W.T, g.T @ h]
+        return results
+
+
 def _torch_dtype(dtype):
     import torch
 
@@ -207,6 +239,8 @@ def measure_step(sizes, batch, dtype, rounds=41, budget=0.01, with_torch=None, c
     model = culpa.nn.MLP(sizes, activation="tanh", rng=0, dtype=dtype)
     steps = [NumpyStep(model, x, y), TorchStep(model, x, y)] if with_torch else [NumpyStep(model, x, y)]
     steps.insert(0, CulpaStep(model, x, y))  # built last: the others copied the same initial weights
+    if with_torch:  # the BLAS libraries alone, on the same products
+        steps += [GemmStep(model, x, "numpy"), GemmStep(model, x, "torch")]
     reps = max(_reps_for(step, budget) for step in steps)
     times = {step.name: [] for step in steps}
     for r in range(rounds):
@@ -220,13 +254,17 @@ def measure_step(sizes, batch, dtype, rounds=41, budget=0.01, with_torch=None, c
             forward, backward = forward + f, backward + b
         split.append(backward / forward)
     result = {name: statistics.median(t) for name, t in times.items()}
-    for other in times:
-        if other != "culpa":
+    for other in ("numpy", "torch"):
+        if other in times:
             result[f"culpa/{other}"] = statistics.median(
                 c / o for c, o in zip(times["culpa"], times[other], strict=True))
     if "torch" in times:  # the floor against torch: what no NumPy engine can beat (BLAS, fused updates)
         result["numpy/torch"] = statistics.median(
             n / t for n, t in zip(times["numpy"], times["torch"], strict=True))
+        result["GEMMs numpy/torch"] = statistics.median(
+            n / t for n, t in zip(times["numpy GEMMs"], times["torch GEMMs"], strict=True))
+        result["GEMMs share of torch"] = statistics.median(
+            g / t for g, t in zip(times["torch GEMMs"], times["torch"], strict=True))
     result["backward/forward"] = statistics.median(split)
     result["steps per block"] = reps
     return result
@@ -329,7 +367,7 @@ def main(argv=None):
     print(f"medians of {rounds} interleaved rounds, each a block of ~{budget * 1e3:g} ms per contender; "
           f"clock: {args.clock} ({'CPU time of this thread' if args.clock == 'cpu' else 'elapsed time'})\n")
     header = ("| size | layers, batch | dtype | culpa | numpy | torch | culpa/numpy | culpa/torch "
-              "| numpy/torch | bwd/fwd |")
+              "| numpy/torch | GEMMs numpy/torch | bwd/fwd |")
     print(header)
     print("|---" * (header.count("|") - 1) + "|")
     for name, sizes, batch in SIZES:
@@ -340,11 +378,13 @@ def main(argv=None):
                              clock=args.clock)
             to_numpy, to_torch, bwd_fwd = TARGETS[name]
             torch_cells = (f"{r['torch'] * 1e6:,.0f} µs", _mark(r["culpa/torch"], to_torch),
-                           f"{r['numpy/torch']:.2f}") if with_torch else ("not installed", "-", "-")
+                           f"{r['numpy/torch']:.2f}", f"{r['GEMMs numpy/torch']:.2f}"
+                           f" ({r['GEMMs share of torch']:.0%} of torch's step)"
+                           ) if with_torch else ("not installed", "-", "-", "-")
             print(f"| {name} | {'-'.join(map(str, sizes))}, {batch} | {np.dtype(dtype).name} "
                   f"| {r['culpa'] * 1e6:,.0f} µs | {r['numpy'] * 1e6:,.0f} µs | {torch_cells[0]} "
                   f"| {_mark(r['culpa/numpy'], to_numpy)} | {torch_cells[1]} | {torch_cells[2]} "
-                  f"| {_mark(r['backward/forward'], bwd_fwd)} |", flush=True)
+                  f"| {torch_cells[3]} | {_mark(r['backward/forward'], bwd_fwd)} |", flush=True)
     print(f"({_load()} at the end of the step table)")
     if args.sizes:
         return

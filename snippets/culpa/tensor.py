@@ -280,21 +280,18 @@ def _backpropagate(grads, order, retain_graph):
     while order:
         node = order.pop()  # children before parents; popping lets finished nodes be freed
         g = grads.pop(node, None)
-        if g is None:  # a constant: nothing flows to it
+        if g is None:  # a constant, or a leaf whose gradient went straight into .grad
             continue
-        local_backward, data = node._backward, node.data
+        node.grad = g if node.grad is None else node.grad + g
+        local_backward, parents = node._backward, node._parents
+        if local_backward is None:  # the root was a leaf
+            continue
         if local_backward is _released:
             raise RuntimeError(
                 f"backward: the graph through op {node.op!r} was already used by a backward pass "
                 "and released, so this pass stopped there (its gradients are incomplete). Run the "
                 "forward pass again, or call the first backward(retain_graph=True)."
             )
-        if type(g) is not np.ndarray or (g.dtype is not data.dtype and g.dtype != data.dtype):
-            g = np.asarray(g, dtype=data.dtype)  # a NumPy scalar, or a mixed-dtype result
-        node.grad = g if node.grad is None else node.grad + g
-        if local_backward is None:  # a leaf
-            continue
-        parents = node._parents
         if not retain_graph:  # drop the links now, so that activations are freed as we go
             node._backward, node._parents = _released, ()
         try:
@@ -302,7 +299,14 @@ def _backpropagate(grads, order, retain_graph):
         except FloatingPointError as error:
             parent_grads = _recheck_non_finite(node, local_backward, g, error)
         for parent, pg in zip(parents, parent_grads, strict=True):
-            if pg is not None:
+            if pg is None:
+                continue
+            data = parent.data
+            if type(pg) is not np.ndarray or (pg.dtype is not data.dtype and pg.dtype != data.dtype):
+                pg = np.asarray(pg, dtype=data.dtype)  # a NumPy scalar, or a mixed-dtype result
+            if parent._backward is None:  # a leaf: nothing to wait for, its share goes into .grad now
+                parent.grad = pg if parent.grad is None else parent.grad + pg
+            else:  # wait until every consumer of parent has added its share
                 grads[parent] = grads[parent] + pg if parent in grads else pg
 # --8<-- [end:backward]
 

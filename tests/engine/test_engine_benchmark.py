@@ -34,10 +34,29 @@ def test_the_torch_step_is_the_same_training_step():
         assert np.isclose(theirs().item(), ours().item(), rtol=1e-12)
 
 
-def test_measure_step_reports_every_ratio():
-    result = benchmark.measure_step([3, 4, 2], 4, np.float64, rounds=2, budget=1e-4, with_torch=False)
-    assert {"culpa", "numpy", "culpa/numpy", "backward/forward", "steps per block"} <= set(result)
-    assert result["culpa/numpy"] > 0 and result["backward/forward"] > 0
+def test_the_gemm_contenders_make_the_products_of_the_step_in_both_libraries():
+    pytest.importorskip("torch", reason="PyTorch is not installed: no torch GEMMs to check")
+    sizes = [5, 7, 6, 3]
+    x, _ = benchmark.problem(sizes, 8, np.float64)
+    model = culpa.nn.MLP(sizes, rng=0)
+    ours, theirs = benchmark.GemmStep(model, x, "numpy")(), benchmark.GemmStep(model, x, "torch")()
+    # per layer h @ W.T (batch, out) and g.T @ h (out, in); g @ W (batch, in) for every layer but the first
+    assert [a.shape for a in ours] == [(8, 7), (7, 5), (8, 6), (6, 7), (8, 7), (8, 3), (3, 6), (8, 6)]
+    for a, b in zip(ours, theirs, strict=True):
+        assert np.allclose(a, b.numpy(), rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("with_torch", [False, True])
+def test_measure_step_reports_every_ratio(with_torch):
+    if with_torch:
+        pytest.importorskip("torch", reason="PyTorch is not installed: no torch columns to check")
+    result = benchmark.measure_step([3, 4, 2], 4, np.float64, rounds=2, budget=1e-4, with_torch=with_torch)
+    expected = {"culpa", "numpy", "culpa/numpy", "backward/forward", "steps per block"}
+    if with_torch:
+        expected |= {"torch", "culpa/torch", "numpy/torch", "numpy GEMMs", "torch GEMMs", "GEMMs numpy/torch",
+                     "GEMMs share of torch"}
+    assert set(result) == expected
+    assert all(result[key] > 0 for key in expected)
 
 
 def test_fd_vs_backprop_returns_data_for_a_figure():

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import culpa
-from culpa import Tensor
+from culpa import Tensor, nn
 from culpa.nn import MLP, SGD, Linear
 
 
@@ -71,6 +71,22 @@ def test_sgd_step_and_zero_grad():
     assert np.array_equal(w.data, [0.0, 0.0]) and np.array_equal(untouched.data, [5.0])
     optimizer.zero_grad()
     assert w.grad is None
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("layout", ["C", "F", "strided"])
+def test_sgd_updates_big_parameters_in_slices_with_the_same_numbers(dtype, layout):
+    """Above SGD_SLICE elements step() works slice by slice (cache-sized temporaries): same bits, in place."""
+    rng = np.random.default_rng(0)
+    rows = nn.SGD_SLICE // 100 + 7  # more than SGD_SLICE values, not a whole number of slices
+    base = rng.standard_normal((rows, 200)).astype(dtype)
+    data = {"C": base, "F": np.asfortranarray(base), "strided": base[:, :120]}[layout]  # (no flat view)
+    w = Tensor(data, requires_grad=True)
+    assert w.data is data
+    (w * w).sum().backward()  # grad = 2 w
+    expected = data - np.asarray(0.1, dtype=dtype) * (2 * data)
+    SGD([w], lr=0.1).step()
+    assert data.size > nn.SGD_SLICE and w.data is data and np.array_equal(w.data, expected)
 
 
 def test_training_lowers_the_loss():
