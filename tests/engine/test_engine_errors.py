@@ -1,5 +1,7 @@
 """Errors a learner can act on: each names the op, the shapes or the type, and what to do."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -103,6 +105,21 @@ def test_backward_leaves_numpys_error_state_alone():
     x = Tensor([1.0], requires_grad=True)
     (x * 2).sum().backward()
     assert np.geterr() == before
+
+
+@pytest.mark.parametrize(
+    "backward, needle",
+    [
+        (lambda g: (g,), "returned 1 gradient(s) for its 2 input(s)"),  # one short: b would get nothing
+        (lambda g: (g, g, g), "returned 3 gradient(s) for its 2 input(s)"),
+        (lambda g: [g, g], "returned a list, not a tuple"),
+    ],
+)
+def test_an_op_whose_backward_returns_the_wrong_gradients_is_named(backward, needle):
+    a, b = Tensor([1.0, 2.0], requires_grad=True), Tensor([3.0, 4.0], requires_grad=True)
+    out = culpa.op_result(a.data + b.data, "my_add", (a, b), backward)
+    with pytest.raises(TypeError, match=r"backward of op 'my_add' " + re.escape(needle)):
+        out.sum().backward()
 
 
 def test_cross_entropy_target_errors():
