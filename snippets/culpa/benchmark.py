@@ -126,13 +126,14 @@ class NumpyStep:
             hs.append(np.tanh(hs[-1] @ W.T + b))
         W, b = self.params[-1]
         z = hs[-1] @ W.T + b
-        n, picked = z.shape[0], np.arange(z.shape[0])  # cross-entropy, computed as culpa computes it
+        n = z.shape[0]  # cross-entropy, computed as culpa computes it
+        picked = np.ravel_multi_index((np.arange(n), self.y), z.shape)  # flat positions of the targets
         shifted = z - z.max(axis=1, keepdims=True)
         e = np.exp(shifted)
         total = e.sum(axis=1, keepdims=True)
-        loss = (np.log(total).sum() - shifted[picked, self.y].sum()) / n
+        loss = (np.log(total).sum() - shifted.ravel()[picked].sum()) / n
         g = e / total  # dL/dz = (softmax - onehot) / n
-        g[picked, self.y] -= 1
+        g.ravel()[picked] -= 1
         g *= 1.0 / n
         for i in range(len(self.params) - 1, -1, -1):
             W, b = self.params[i]

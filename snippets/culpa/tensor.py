@@ -460,17 +460,17 @@ def log_softmax(z, axis=-1):
 def cross_entropy(logits, target):
     """Mean over the batch of -log softmax(logits)[target]; logits (batch, classes) or a single (classes,)."""
     z = logits if isinstance(logits, Tensor) else Tensor(logits)
-    rows = z.data.reshape(1, -1) if z.data.ndim == 1 else z.data
-    target = _class_indices(target, rows, z.data.shape)
-    n, picked = rows.shape[0], np.arange(rows.shape[0])
+    rows = np.ascontiguousarray(z.data.reshape(1, -1) if z.data.ndim == 1 else z.data)
+    picked = _target_positions(target, rows, z.data.shape)  # where each row's target sits in rows.ravel()
+    n = rows.shape[0]
     shifted = rows - rows.max(axis=1, keepdims=True)  # the largest logit becomes 0: exp cannot overflow
     e = np.exp(shifted)
     total = e.sum(axis=1, keepdims=True)
-    loss = (np.log(total).sum() - shifted[picked, target].sum()) / n  # mean of log(sum e) - shifted[target]
+    loss = (np.log(total).sum() - shifted.ravel()[picked].sum()) / n  # mean of log(sum e) - shifted[target]
 
     def backward(g):  # dL/dz = (softmax(z) - onehot(target)) / batch
         grad = e / total
-        grad[picked, target] -= 1
+        grad.ravel()[picked] -= 1  # (a new C-ordered array: ravel() is a view of it)
         grad *= float(g) / n
         return (grad if rows is z.data else grad.reshape(z.data.shape),)
 
@@ -478,7 +478,8 @@ def cross_entropy(logits, target):
 # --8<-- [end:cross_entropy]
 
 
-def _class_indices(target, rows, shape):
+def _target_positions(target, rows, shape):
+    """Flat positions of (row i, class target[i]) in rows, checked: one call finds and validates them all."""
     if type(target) is not np.ndarray or target.ndim != 1 or target.dtype.kind not in "iu":
         target = np.asarray(target.data if isinstance(target, Tensor) else target)
         if target.dtype.kind == "f" and (target == target.round()).all():
@@ -487,8 +488,10 @@ def _class_indices(target, rows, shape):
             raise TypeError(f"cross_entropy: target must hold integer class indices, not {target.dtype}")
         target = target.reshape(-1)
     classes = rows.shape[-1]
-    # as unsigned integers, negative indices become huge: one max() checks both ends of the range
-    if rows.ndim != 2 or target.shape[0] != rows.shape[0] or target.astype(np.uintp).max() >= classes:
-        raise ValueError(f"cross_entropy: logits of shape {shape} need one class index in "
-                         f"[0, {classes}) per row, as integers; got target {target.tolist()}")
-    return target
+    if rows.ndim == 2 and target.shape[0] == rows.shape[0]:
+        try:  # raises for any index outside [0, classes), negative ones included
+            return np.ravel_multi_index((np.arange(rows.shape[0]), target), rows.shape)
+        except ValueError:
+            pass
+    raise ValueError(f"cross_entropy: logits of shape {shape} need one class index in "
+                     f"[0, {classes}) per row, as integers; got target {target.tolist()}")

@@ -209,6 +209,23 @@ def test_cross_entropy_backward_is_softmax_minus_onehot_over_batch():
     assert culpa.cross_entropy(z, target).op == "cross_entropy"
 
 
+@pytest.mark.parametrize("layout", ["F", "strided", "int32 target"])
+def test_cross_entropy_on_logits_in_any_memory_layout(layout):
+    """The targets are found by flat position: logits that are not C-ordered must give the same numbers."""
+    c = randn(5, 4)
+    target = np.array([0, 3, 1, 1, 2])
+    data = {"F": np.asfortranarray(c), "strided": np.repeat(c, 2, axis=1)[:, ::2],
+            "int32 target": c}[layout]
+    if layout == "int32 target":
+        target = target.astype(np.int32)
+    assert np.array_equal(data, c) and (layout == "int32 target" or not data.flags.c_contiguous)
+    z, reference = Tensor(data, requires_grad=True), Tensor(c, requires_grad=True)
+    loss, expected = culpa.cross_entropy(z, target), culpa.cross_entropy(reference, np.array([0, 3, 1, 1, 2]))
+    loss.backward()
+    expected.backward()
+    assert loss.item() == expected.item() and np.array_equal(z.grad, reference.grad)
+
+
 def test_huge_logits_do_not_overflow():
     z = Tensor([1000.0, 0.0, -1000.0], requires_grad=True)
     with np.errstate(over="raise", invalid="raise", divide="raise"):
