@@ -59,6 +59,14 @@ def test_measure_step_reports_every_ratio(with_torch):
     assert all(result[key] > 0 for key in expected)
 
 
+def test_the_blas_gap_taken_out():
+    # torch's step 100 us, 60 of them GEMMs; NumPy's GEMMs take 1.2x as long (72 us); culpa's step 110 us.
+    # With NumPy's GEMMs at torch's speed culpa would take 110 - 12 = 98 us: 0.98 of torch's step.
+    r = {"culpa/torch": 1.10, "GEMMs numpy/torch": 1.2, "GEMMs share of torch": 0.6}
+    assert benchmark._with_torch_gemms(r) == pytest.approx(0.98)
+    assert benchmark._with_torch_gemms({**r, "GEMMs numpy/torch": 1.0}) == pytest.approx(1.10)
+
+
 def test_fd_vs_backprop_returns_data_for_a_figure():
     rows = benchmark.fd_vs_backprop((30, 100), batch=4, repeats=2)
     assert [row["params"] for row in rows] == [benchmark.parameter_count(row["sizes"]) for row in rows]
