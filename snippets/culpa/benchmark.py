@@ -23,7 +23,9 @@ column "GEMMs numpy/torch" is how much faster torch's BLAS library is on the sam
 engine written on NumPy can close.
 
 Every number is a median over rounds; in each round every contender runs a block of steps, in an order
-that rotates from round to round, so that a slow spell of a shared machine hits them all alike. Ratios are
+that rotates from round to round, so that a slow spell of a shared machine hits them all alike; each block
+starts with one untimed step, so that what is timed is a contender running on its own, as in training, and
+not the switch from another one (whose arrays and allocations are still in the caches). Ratios are
 taken within a round, then the median is reported. The clock is the CPU time of this thread (everything
 runs in it), which on a shared machine does not count the time other processes hold the CPU;
 `--clock wall` uses elapsed time instead.
@@ -254,6 +256,7 @@ def measure_step(sizes, batch, dtype, rounds=41, budget=0.01, with_torch=None, c
     times = {step.name: [] for step in steps}
     for r in range(rounds):
         for step in steps[r % len(steps):] + steps[: r % len(steps)]:
+            step()  # untimed: the first step after another contender pays for its caches and allocator
             times[step.name].append(_block(step, reps, clock))
     culpa_step, split = steps[0], []
     for _ in range(rounds):
