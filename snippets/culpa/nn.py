@@ -115,6 +115,13 @@ class MLP(Module):
 SGD_SLICE = 2**16
 
 
+def update_in_slices(data, grad, lr):
+    """data -= lr * grad, SGD_SLICE values at a time (both arrays C-contiguous: flat views, same memory)."""
+    data, grad = data.reshape(-1), grad.reshape(-1)
+    for start in range(0, data.size, SGD_SLICE):
+        data[start:start + SGD_SLICE] -= lr * grad[start:start + SGD_SLICE]
+
+
 class SGD:
     """Plain gradient descent: every parameter moves by -lr times its gradient."""
 
@@ -134,10 +141,8 @@ class SGD:
                 lr = lrs[grad.dtype] = np.asarray(self.lr, dtype=grad.dtype)
             if data.size <= SGD_SLICE or not (data.flags.c_contiguous and grad.flags.c_contiguous):
                 data -= lr * grad
-            else:  # flat views of the same memory
-                data, grad = data.reshape(-1), grad.reshape(-1)
-                for start in range(0, data.size, SGD_SLICE):
-                    data[start:start + SGD_SLICE] -= lr * grad[start:start + SGD_SLICE]
+            else:
+                update_in_slices(data, grad, lr)
 
     def zero_grad(self):
         for p in self.params:
