@@ -31,7 +31,7 @@ import jupytext
 import nbformat
 import pytest
 
-from support.pages import DOCS, LANGS, ROOT, _load_hook, mkdocs_config
+from support.pages import DOCS, LANGS, ROOT, _load_hook, canonical_math, mkdocs_config
 from support.site import build_site, copy_project
 
 notebooks = _load_hook("notebooks")
@@ -84,17 +84,17 @@ def test_every_lab_exists_in_both_languages_and_in_the_navigation():
 def test_labs_match_across_languages(name):
     pt, en = cells(f"pt/{name}"), cells(f"en/{name}")
 
-    def shape(notebook_cells):
+    def shape(notebook_cells, lang):
         prose = "\n".join(c.source for c in notebook_cells if c.cell_type == "markdown")
         return {
             "cell types, in order": [c.cell_type for c in notebook_cells],
             "code cells": [c.source for c in notebook_cells if c.cell_type == "code"],
             "heading levels": [len(h) for h in HEADING.findall(prose)],
-            "formulas": FORMULA.findall(re.sub(r"`[^`]*`", "", prose)),
+            "formulas": [canonical_math(f, lang) for f in FORMULA.findall(re.sub(r"`[^`]*`", "", prose))],
             "links (without #anchor)": [link.split("#")[0] for link in MD_LINK.findall(prose)],
         }
 
-    pt_shape, en_shape = shape(pt), shape(en)
+    pt_shape, en_shape = shape(pt, "pt"), shape(en, "en")
     for n, (a, b) in enumerate(zip(pt_shape["code cells"], en_shape["code cells"], strict=False), start=1):
         diff = "\n".join(difflib.unified_diff(a.splitlines(), b.splitlines(), "pt", "en", lineterm=""))
         assert a == b, f"{name}: code cell {n} differs between pt and en (code is shared):\n{diff}"

@@ -10,7 +10,7 @@ from collections import Counter
 
 import pytest
 
-from support.pages import LANGS, load_page, mkdocs_config, page_files, prose_numbers
+from support.pages import LANGS, canonical_math, load_page, mkdocs_config, page_files, prose_numbers
 
 HEADING = re.compile(r"^(#{1,6})\s")
 IMAGE = re.compile(r"!\[[^\]]*\]\(([^)\s]+)")
@@ -28,12 +28,12 @@ def structure(lang: str, rel: str) -> dict:
         if line.strip().startswith("$$") or collecting:
             block.append(line.strip())
             if (line.strip().endswith("$$") and len(block) > 1) or line.strip().count("$$") == 2:
-                display.append(" ".join(block))
+                display.append(canonical_math(" ".join(block), lang))
                 block, collecting = [], False
             else:
                 collecting = True
             continue
-        inline += INLINE_MATH.findall(re.sub(r"`[^`]*`", "", line))
+        inline += [canonical_math(f, lang) for f in INLINE_MATH.findall(re.sub(r"`[^`]*`", "", line))]
     return {
         "headings (levels, in order)": [len(m.group(1)) for _, l, _ in prose if (m := HEADING.match(l))],
         "code blocks (syntax)": [b.syntax for b in page.blocks],

@@ -1,12 +1,15 @@
-"""Numbers in prose, tied to the code that computes them.
+r"""Numbers in prose, tied to the code that computes them.
 
 A number that the prose states and that code can compute is written as a marker::
 
     the right class gets {{ 0,659 <- p.data[0] | .3f }} of the probability
 
-`0,659` is what the reader sees (in the page's language: decimal comma in pt, point in en; inside
-`$...$` math, numbers stay as the program prints them). `p.data[0]` is a Python expression evaluated in
-the namespace left by running the page's own code blocks in order; `.3f` is its format spec.
+`0,659` is what the reader sees, in the page's language: decimal comma in pt, point in en. Inside
+`$...$` or `$$...$$` math the literal is written as TeX typesets it: pt `{{ 0{,}659 <- p.data[0] | .3f }}`
+(a bare comma in TeX math is punctuation and gets a space after it; `{,}` is a decimal comma) with
+thousands grouped by a thin space (`17\,408`), en `{{ 0.659 <- p.data[0] | .3f }}` with `17{,}408`.
+`p.data[0]` is a Python expression evaluated in the namespace left by running the page's own code blocks
+in order; `.3f` is its format spec.
 
 At build time this hook replaces every marker by its literal and fails on a malformed one.
 The test suite (tests/test_pages.py) runs each page's code, evaluates every expression, formats it for
@@ -19,7 +22,10 @@ import re
 from dataclasses import dataclass
 
 MARKER_RE = re.compile(r"\{\{(?P<body>.*?)\}\}")
-BODY_RE = re.compile(r"^\s*(?P<literal>[^<{}]+?)\s*<-\s*(?P<expr>[^|]+?)\s*(?:\|\s*(?P<fmt>[^|]*?)\s*)?$")
+# the literal holds no braces but TeX's decimal comma `{,}`
+BODY_RE = re.compile(
+    r"^\s*(?P<literal>(?:[^<{}]|\{,\})+?)\s*<-\s*(?P<expr>[^|]+?)\s*(?:\|\s*(?P<fmt>[^|]*?)\s*)?$"
+)
 FENCE_RE = re.compile(r"^\s*(```+|~~~+)")
 MINUS = "\u2212"
 
@@ -98,14 +104,17 @@ def parse_markers(markdown: str) -> list[Marker]:
 
 
 def format_number(value, fmt: str, lang: str, in_math: bool = False) -> str:
-    """Format `value` as the page shows it: en `17,408.5`, pt `17.408,5`; math keeps the program's form."""
+    """Format `value` as the page shows it: prose en `17,408.5`, pt `17.408,5`; math en `17{,}408.5`,
+    pt `17\\,408{,}5`."""
     return localize(format(value, fmt), lang, in_math)
 
 
 def localize(text: str, lang: str, in_math: bool = False) -> str:
     """Turn Python's formatting of a number (`format(value, spec)`) into the page's language."""
-    if in_math:
-        return text
+    if in_math:  # TeX: a bare comma is punctuation (spaced); the minus sign is TeX's own
+        if lang == "pt":
+            return text.replace(",", "\\,").replace(".", "{,}")
+        return text.replace(",", "{,}")
     if lang == "pt":
         text = text.translate(str.maketrans({",": ".", ".": ","}))
     if text.startswith("-"):

@@ -156,4 +156,16 @@ def fences(text: str):
             fence = None
 
 
+def canonical_math(tex: str, lang: str) -> str:
+    r"""A formula in the form both languages share, to compare pt with en: pt writes the decimal comma
+    `0{,}659`, `;` between components and a thin space `17\,408` between thousands; en writes `0.659`, `,`
+    and `17{,}408` (docs/hooks/prose_numbers.py formats number markers inside math the same way)."""
+    if lang == "pt":
+        tex = re.sub(r"(?<=\d)\\,(?=\d)", ",", tex)
+        tex = re.sub(r"(?<=[\d}]);", ",", tex.replace("{,}", "."))
+    else:
+        tex = tex.replace("{,}", ",")
+    return tex
+
+
 SKIP_REASON = re.compile(r"""pytest\.mark\.skip\(\s*reason\s*=\s*(["'])(?P<reason>.+?)\1\s*\)""")
