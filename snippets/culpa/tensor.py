@@ -69,19 +69,22 @@ def _to_array(data):
 
 # --8<-- [start:tensor_init]
 class Tensor:
-    """A NumPy array (`.data`) plus what backward needs: the op that made it, its inputs, its gradient."""
+    """A NumPy array (`.data`) plus what backward needs: the op that made it,
+    its inputs, its gradient."""
 
-    __slots__ = ("data", "grad", "requires_grad", "name", "op", "_parents", "_backward")
-    __array_ufunc__ = None  # makes `ndarray + Tensor` call Tensor.__radd__ instead of NumPy's own loop
+    __slots__ = ("data", "grad", "requires_grad", "name", "op",
+                 "_parents", "_backward")
+    __array_ufunc__ = None  # `ndarray + Tensor` calls Tensor.__radd__
 
     def __init__(self, data, requires_grad=False, name=None):
-        self.data = data if type(data) is np.ndarray and data.dtype.kind == "f" else _to_array(data)
+        is_float_array = type(data) is np.ndarray and data.dtype.kind == "f"
+        self.data = data if is_float_array else _to_array(data)
         self.grad = None  # filled by backward: same shape and dtype as data
         self.requires_grad = bool(requires_grad)
         self.name = name
         self.op = "leaf"  # the op that produced this tensor
         self._parents = ()  # the tensors it was computed from
-        self._backward = None  # g -> gradient for each parent (None for parents that need none)
+        self._backward = None  # g -> one gradient per parent (or None)
     # --8<-- [end:tensor_init]
 
     shape = property(lambda self: self.data.shape)
@@ -132,10 +135,12 @@ class Tensor:
         a, b = self, _lift(other, self, "mul")
 
         def backward(g):  # d(ab)/da = b, d(ab)/db = a
-            return (unbroadcast(g * b.data, a.data.shape) if a.requires_grad else None,
-                    unbroadcast(g * a.data, b.data.shape) if b.requires_grad else None)
+            ga = unbroadcast(g * b.data, a.data.shape) if a.requires_grad else None
+            gb = unbroadcast(g * a.data, b.data.shape) if b.requires_grad else None
+            return (ga, gb)
 
-        return op_result(_broadcasting(np.multiply, a, b, "mul"), "mul", (a, b), backward)
+        out = _broadcasting(np.multiply, a, b, "mul")
+        return op_result(out, "mul", (a, b), backward)
     # --8<-- [end:op_mul]
 
     def __truediv__(self, other):
@@ -173,21 +178,31 @@ class Tensor:
     # --8<-- [start:op_matmul]
     def __matmul__(self, other):
         a, b = self, _lift(other, self, "matmul")
-        if a.data.ndim == 0 or b.data.ndim == 0 or a.data.shape[-1] != b.data.shape[max(-2, -b.data.ndim)]:
-            raise _matmul_error(a.data.shape, b.data.shape)
+        left, right = a.data.shape, b.data.shape
+        if not left or not right or left[-1] != right[max(-2, -len(right))]:
+            raise _matmul_error(left, right)
 
         def backward(g):  # out = A @ B:  dL/dA = g @ B.T,  dL/dB = A.T @ g
             A, B = a.data, b.data
-            if A.ndim == 2 and B.ndim == 2:  # (a transposed B, like W.T, gets a gradient in its own layout)
-                gb = (g.T @ A).T if b.requires_grad and B.strides[0] < B.strides[1] else A.T @ g
-                return (g @ B.T if a.requires_grad else None, gb if b.requires_grad else None)
+            if A.ndim == 2 and B.ndim == 2:
+                ga = g @ B.T if a.requires_grad else None
+                if not b.requires_grad:
+                    return (ga, None)
+                # a transposed B (like W.T) gets its gradient in its own layout
+                transposed = B.strides[0] < B.strides[1]
+                return (ga, (g.T @ A).T if transposed else A.T @ g)
             if B.ndim == 1:  # a vector is a one-column matrix...
                 B, g = B[:, None], g[..., None]
             if A.ndim == 1:  # ...or a one-row matrix
                 A, g = A[None, :], g[..., None, :]
-            ga = unbroadcast(g @ np.swapaxes(B, -1, -2), A.shape) if a.requires_grad else None
-            gb = unbroadcast(np.swapaxes(A, -1, -2) @ g, B.shape) if b.requires_grad else None
-            return (None if ga is None else ga.reshape(a.shape), None if gb is None else gb.reshape(b.shape))
+            ga = gb = None
+            if a.requires_grad:
+                ga = unbroadcast(g @ np.swapaxes(B, -1, -2), A.shape)
+                ga = ga.reshape(a.shape)
+            if b.requires_grad:
+                gb = unbroadcast(np.swapaxes(A, -1, -2) @ g, B.shape)
+                gb = gb.reshape(b.shape)
+            return (ga, gb)
 
         return op_result(a.data @ b.data, "matmul", (a, b), backward)
     # --8<-- [end:op_matmul]
@@ -250,8 +265,8 @@ class Tensor:
 
     # --8<-- [start:op_tanh]
     def tanh(self):
-        out = np.tanh(self.data)
-        return op_result(out, "tanh", (self,), lambda g: (g * (1 - out * out),))  # d tanh = 1 - tanh**2
+        out = np.tanh(self.data)  # d tanh(x)/dx = 1 - tanh(x)**2
+        return op_result(out, "tanh", (self,), lambda g: (g * (1 - out * out),))
     # --8<-- [end:op_tanh]
 
     def sigmoid(self):
@@ -265,34 +280,30 @@ class Tensor:
     # ---- the backward pass ----
     # --8<-- [start:backward]
     def backward(self, grad=None, retain_graph=False):
-        """Fill `.grad` of every tensor that requires grad and leads to this one (gradients accumulate)."""
+        """Fill `.grad` of every tensor that requires grad and leads to this
+        one (gradients accumulate)."""
         if not self.requires_grad:
-            raise RuntimeError(
-                f"backward: this tensor (op {self.op!r}) does not require grad. Create the inputs you want "
-                "gradients for with requires_grad=True, and do not compute the result inside culpa.no_grad()."
-            )
-        _backpropagate({self: _seed(grad, self)}, topo_order(self), retain_graph)
+            raise _no_grad_error(self)
+        order = topo_order(self)
+        _backpropagate({self: _seed(grad, self)}, order, retain_graph)
 
 
-@np.errstate(over="raise", divide="raise", invalid="raise")  # NaN or inf in a local derivative raises
+# NaN or inf in a local derivative raises FloatingPointError
+@np.errstate(over="raise", divide="raise", invalid="raise")
 def _backpropagate(grads, order, retain_graph):
-    """Hand each node's summed gradient to its local backward, children before parents."""
+    """Hand each node's summed gradient to its local backward."""
     while order:
-        node = order.pop()  # children before parents; popping lets finished nodes be freed
+        node = order.pop()  # children before parents; finished nodes can go
         g = grads.pop(node, None)
-        if g is None:  # a constant, or a leaf whose gradient went straight into .grad
+        if g is None:  # a constant, or a leaf already served
             continue
         node.grad = g if node.grad is None else node.grad + g
         local_backward, parents = node._backward, node._parents
         if local_backward is None:  # the root was a leaf
             continue
         if local_backward is _released:
-            raise RuntimeError(
-                f"backward: the graph through op {node.op!r} was already used by a backward pass "
-                "and released, so this pass stopped there (its gradients are incomplete). Run the "
-                "forward pass again, or call the first backward(retain_graph=True)."
-            )
-        if not retain_graph:  # drop the links now, so that activations are freed as we go
+            raise _released_error(node)
+        if not retain_graph:  # drop the links now: activations are freed
             node._backward, node._parents = _released, ()
         try:
             parent_grads = local_backward(g)
@@ -300,17 +311,34 @@ def _backpropagate(grads, order, retain_graph):
             parent_grads = _recheck_non_finite(node, local_backward, g, error)
         if type(parent_grads) is not tuple or len(parent_grads) != len(parents):
             raise _gradient_count_error(node, parent_grads, parents)
-        for parent, pg in zip(parents, parent_grads):  # noqa: B905 (the lengths were checked just above)
+        for parent, pg in zip(parents, parent_grads):  # noqa: B905 (checked)
             if pg is None:
                 continue
             data = parent.data
-            if type(pg) is not np.ndarray or (pg.dtype is not data.dtype and pg.dtype != data.dtype):
-                pg = np.asarray(pg, dtype=data.dtype)  # a NumPy scalar, or a mixed-dtype result
-            if parent._backward is None:  # a leaf: nothing to wait for, its share goes into .grad now
+            if type(pg) is not np.ndarray or (
+                pg.dtype is not data.dtype and pg.dtype != data.dtype
+            ):  # a NumPy scalar, or a mixed-dtype result
+                pg = np.asarray(pg, dtype=data.dtype)
+            if parent._backward is None:  # a leaf: its share goes in now
                 parent.grad = pg if parent.grad is None else parent.grad + pg
-            else:  # wait until every consumer of parent has added its share
+            else:  # wait until every consumer has added its share
                 grads[parent] = grads[parent] + pg if parent in grads else pg
 # --8<-- [end:backward]
+
+
+def _no_grad_error(tensor):
+    return RuntimeError(
+        f"backward: this tensor (op {tensor.op!r}) does not require grad. Create the inputs you want "
+        "gradients for with requires_grad=True, and do not compute the result inside culpa.no_grad()."
+    )
+
+
+def _released_error(node):
+    return RuntimeError(
+        f"backward: the graph through op {node.op!r} was already used by a backward pass "
+        "and released, so this pass stopped there (its gradients are incomplete). Run the "
+        "forward pass again, or call the first backward(retain_graph=True)."
+    )
 
 
 def _gradient_count_error(node, parent_grads, parents):
@@ -358,7 +386,8 @@ def _seed(grad, root):
 
 # --8<-- [start:topo_order]
 def topo_order(root):
-    """Every tensor `root` depends on, each listed after all of its parents (iterative depth-first search)."""
+    """Every tensor `root` depends on, each listed after all of its parents
+    (a depth-first search with an explicit stack: no recursion)."""
     order, seen = [], {root}
     stack = [(root, iter(root._parents))]
     while stack:
@@ -379,11 +408,14 @@ def topo_order(root):
 
 # --8<-- [start:unbroadcast]
 def unbroadcast(grad, shape):
-    """Sum `grad` back down to `shape`: an input that broadcasting copied gets the sum over its copies."""
+    """Sum `grad` back down to `shape`: an input that broadcasting copied
+    gets the sum over its copies."""
     if grad.shape == shape:
         return grad
-    grad = grad.sum(axis=tuple(range(grad.ndim - len(shape))))  # leading axes that broadcasting added
-    stretched = tuple(i for i, n in enumerate(shape) if n == 1 and grad.shape[i] != 1)
+    added = tuple(range(grad.ndim - len(shape)))  # leading axes it added
+    grad = grad.sum(axis=added)
+    stretched = tuple(i for i, n in enumerate(shape)
+                      if n == 1 and grad.shape[i] != 1)  # size 1, stretched
     return grad.sum(axis=stretched, keepdims=True) if stretched else grad
 # --8<-- [end:unbroadcast]
 
@@ -457,23 +489,29 @@ def log_softmax(z, axis=-1):
 
 # --8<-- [start:cross_entropy]
 def cross_entropy(logits, target):
-    """Mean over the batch of -log softmax(logits)[target]; logits (batch, classes) or a single (classes,)."""
+    """Mean over the batch of -log softmax(logits)[target]; logits of shape
+    (batch, classes), or (classes,) for one example."""
     z = logits if isinstance(logits, Tensor) else Tensor(logits)
-    rows = np.ascontiguousarray(z.data.reshape(1, -1) if z.data.ndim == 1 else z.data)
-    picked = _target_positions(target, rows, z.data.shape)  # where each row's target sits in rows.ravel()
+    rows = z.data.reshape(1, -1) if z.data.ndim == 1 else z.data
+    rows = np.ascontiguousarray(rows)
+    # where each row's target sits in rows.ravel()
+    picked = _target_positions(target, rows, z.data.shape)
     n = rows.shape[0]
-    shifted = rows - rows.max(axis=1, keepdims=True)  # the largest logit becomes 0: exp cannot overflow
+    # the largest logit becomes 0: no exponential can overflow
+    shifted = rows - rows.max(axis=1, keepdims=True)
     e = np.exp(shifted)
     total = e.sum(axis=1, keepdims=True)
-    loss = (np.log(total).sum() - shifted.ravel()[picked].sum()) / n  # mean of log(sum e) - shifted[target]
+    # the mean of log(sum of e) - shifted[target]
+    loss = (np.log(total).sum() - shifted.ravel()[picked].sum()) / n
 
     def backward(g):  # dL/dz = (softmax(z) - onehot(target)) / batch
         grad = e / total
-        grad.ravel()[picked] -= 1  # (a new C-ordered array: ravel() is a view of it)
+        grad.ravel()[picked] -= 1  # a new C-ordered array: ravel() is a view
         grad *= float(g) / n
         return (grad if rows is z.data else grad.reshape(z.data.shape),)
 
-    return op_result(np.asarray(loss, dtype=rows.dtype), "cross_entropy", (z,), backward)
+    loss = np.asarray(loss, dtype=rows.dtype)
+    return op_result(loss, "cross_entropy", (z,), backward)
 # --8<-- [end:cross_entropy]
 
 
