@@ -135,8 +135,11 @@ class Tensor:
         a, b = self, _lift(other, self, "mul")
 
         def backward(g):  # d(ab)/da = b, d(ab)/db = a
-            ga = unbroadcast(g * b.data, a.data.shape) if a.requires_grad else None
-            gb = unbroadcast(g * a.data, b.data.shape) if b.requires_grad else None
+            ga = gb = None
+            if a.requires_grad:
+                ga = unbroadcast(g * b.data, a.data.shape)
+            if b.requires_grad:
+                gb = unbroadcast(g * a.data, b.data.shape)
             return (ga, gb)
 
         out = _broadcasting(np.multiply, a, b, "mul")
