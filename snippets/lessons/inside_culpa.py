@@ -1,26 +1,92 @@
-"""Page 06, inside culpa: small runnable blocks that exercise the engine's real source, listing by listing.
+"""Page 06, inside culpa: first a scalar engine the reader writes, then small runnable blocks that
+exercise the engine's real source, listing by listing.
 
 The page shows listings included straight from snippets/culpa/tensor.py, and after each one a section of
 this file that runs it. The sections are shown, in this order, on docs/pt/06-inside-culpa.md and
 docs/en/06-inside-culpa.md; the tests run them in one fresh interpreter and compare what they print.
 """
 
+# --8<-- [start:scalar_engine]
+import math
+
+
+class Value:
+    """One number that remembers how it was made, and its gradient."""
+    def __init__(self, data, parents=(), slopes=()):
+        self.data = float(data)
+        self.grad = 0.0
+        self.parents = parents  # (1)!
+        self.slopes = slopes  # (2)!
+    def __add__(self, other):
+        other = other if isinstance(other, Value) else Value(other)
+        return Value(self.data + other.data, (self, other), (1.0, 1.0))
+    def __mul__(self, other):
+        other = other if isinstance(other, Value) else Value(other)
+        return Value(self.data * other.data, (self, other),
+                     (other.data, self.data))
+    __radd__, __rmul__ = __add__, __mul__
+    def exp(self):
+        e = math.exp(self.data)
+        return Value(e, (self,), (e,))
+    def log(self):
+        return Value(math.log(self.data), (self,), (1 / self.data,))
+    def tanh(self):
+        t = math.tanh(self.data)
+        return Value(t, (self,), (1 - t * t,))
+    def backward(self):
+        order, seen, stack = [], set(), [(self, False)]
+        while stack:  # (3)!
+            node, parents_placed = stack.pop()
+            if parents_placed:
+                order.append(node)
+            elif node not in seen:
+                seen.add(node)
+                stack.append((node, True))
+                stack += [(parent, False) for parent in node.parents]
+        self.grad = 1.0  # (4)!
+        for node in reversed(order):  # (5)!
+            for parent, slope in zip(node.parents, node.slopes, strict=True):
+                parent.grad += node.grad * slope  # (6)!
+# --8<-- [end:scalar_engine]
+
+# --8<-- [start:scalar_check]
+z = [Value(2.0), Value(1.0), Value(0.1)]  # page 03's logits
+total = z[0].exp() + z[1].exp() + z[2].exp()
+yours = total.log() + (-1.0) * z[0]  # (1)!
+yours.backward()
+print("yours: L =", round(yours.data, 4), "| dL/dz =",
+      [round(v.grad, 3) for v in z])
+
+import numpy as np  # noqa: E402
+
+import culpa  # noqa: E402
+
+logits = culpa.Tensor([2.0, 1.0, 0.1], requires_grad=True)
+loss = culpa.cross_entropy(logits, 0)
+loss.backward()
+print("culpa: L =", round(loss.item(), 4), "| dL/dz =",
+      [round(float(g), 3) for g in logits.grad])
+print("same gradients:", np.allclose([v.grad for v in z], logits.grad))
+
+s = Value(3.0)
+q = s * s + s.tanh()  # (2)!
+q.backward()
+print("s used three times, dq/ds =", round(s.grad, 6),
+      "=", round(2 * 3.0 + 1 - math.tanh(3.0) ** 2, 6))
+# --8<-- [end:scalar_check]
+
 # --8<-- [start:tensor]
-import gc  # used further down, to count reference cycles
-
-import numpy as np
-
-import culpa
-
 np.set_printoptions(precision=3, suppress=True)
 
-w = culpa.Tensor([2.0, -1.0], requires_grad=True)  # a leaf: made by you, not by an op
-y = w * 3.0  # a result: made by the op "mul"
+w = culpa.Tensor([2.0, -1.0], requires_grad=True)  # (1)!
+y = w * 3.0  # (2)!
 
 print("w: op =", w.op, "| parents:", len(w._parents), "| grad:", w.grad)
-print("y: op =", y.op, "| parents:", [p.op for p in y._parents], "| grad:", y.grad)
+print("y: op =", y.op, "| parents:", [p.op for p in y._parents],
+      "| grad:", y.grad)
 print("y's first parent is w:", y._parents[0] is w)
-print("the second, the constant 3.0, requires grad:", y._parents[1].requires_grad)
+print("the second, the constant 3.0, requires grad:",
+      y._parents[1].requires_grad)
 # --8<-- [end:tensor]
 
 # --8<-- [start:local]
@@ -31,8 +97,9 @@ t = w.tanh()
 print("tanh hands back:", t._backward(np.ones(2)))
 print("1 - tanh(w)^2 =", 1 - np.tanh(w.data) ** 2)
 
-constant = culpa.Tensor([2.0, -1.0]) * 3.0  # no input requires grad: nothing to record
-print("ops on constants record nothing:", constant._parents, constant._backward)
+constant = culpa.Tensor([2.0, -1.0]) * 3.0  # (2)!
+print("ops on constants record nothing:", constant._parents,
+      constant._backward)
 # --8<-- [end:local]
 
 # --8<-- [start:matmul]
@@ -51,7 +118,7 @@ from culpa import topo_order, unbroadcast  # noqa: E402
 
 # --8<-- [start:broadcast]
 X = culpa.Tensor(np.ones((4, 3)))  # a batch of 4 rows
-b = culpa.Tensor([0.1, 0.2, 0.3], requires_grad=True)  # one bias, copied onto every row
+b = culpa.Tensor([0.1, 0.2, 0.3], requires_grad=True)  # copied onto every row
 (X + b).sum().backward()
 print("b.grad:", b.grad)  # (1)!
 
@@ -65,8 +132,9 @@ print("to (4, 1):", unbroadcast(ones, (4, 1)).ravel())
 x = culpa.Tensor(2.0, requires_grad=True)
 L = (3 * x) * x**2  # page 05's graph: x feeds two ops
 print("forward order:", [node.op for node in topo_order(L)])
+# --8<-- [end:order]
 
-
+# --8<-- [start:recursion]
 def topo_order_recursive(root):  # (1)!
     order, seen = [], set()
 
@@ -82,14 +150,14 @@ def topo_order_recursive(root):  # (1)!
 
 
 h = x
-for _ in range(5000):  # a chain of 5,000 ops, like a long unrolled recurrent network
+for _ in range(5000):  # (2)!
     h = h.tanh()
 print("iterative:", len(topo_order(h)), "tensors in order")
 try:
     topo_order_recursive(h)
 except RecursionError:
     print("recursive: RecursionError")
-# --8<-- [end:order]
+# --8<-- [end:recursion]
 
 # --8<-- [start:backward]
 x = culpa.Tensor([1.0, 2.0], requires_grad=True)
@@ -116,7 +184,7 @@ except FloatingPointError as err:
 
 # --8<-- [start:fused]
 huge = culpa.Tensor([1000.0, 999.0, 0.0], requires_grad=True)
-with np.errstate(all="ignore"):  # e^1000 overflows: let it, and look at the damage
+with np.errstate(all="ignore"):  # (1)!
     e = huge.exp()
     p_slow = e / e.sum()
 print("op by op, p =", p_slow.data)
@@ -127,23 +195,24 @@ print("fused: L =", round(fused.item(), 4), "| dL/dz =", huge.grad)
 # --8<-- [end:fused]
 
 # --8<-- [start:cycles]
-class Value:  # a micrograd-style node: its closure reads the output's own gradient
+import gc  # noqa: E402
+
+
+class ClosureNode:  # (1)!
     def __init__(self, data, parents=()):
-        self.data, self.grad, self._parents, self._backward = data, 0.0, parents, None
-
+        self.data, self.grad = data, 0.0
+        self._parents, self._backward = parents, None
     def __mul__(self, other):
-        out = Value(self.data * other.data, (self, other))
-
+        out = ClosureNode(self.data * other.data, (self, other))
         def backward():
-            self.grad += other.data * out.grad  # (1)!
+            self.grad += other.data * out.grad  # (2)!
             other.grad += self.data * out.grad
-
         out._backward = backward
         return out
 
 
 def left_for_the_cycle_collector(build):
-    """Build a graph and drop it; count what reference counting alone could not free."""
+    """Build a graph, drop it, count what reference counting left behind."""
     gc.collect()
     gc.disable()
     try:
@@ -160,14 +229,23 @@ def culpa_graph():
     h.sum().backward(retain_graph=True)  # even with the whole graph kept
 
 
-def value_graph():
+def closure_graph():
+    h = ClosureNode(1.0)
+    for _ in range(100):
+        h = h * ClosureNode(1.5)
+
+
+def value_graph():  # your Value from the top of the page
     h = Value(1.0)
     for _ in range(100):
-        h = h * Value(1.5)
+        h = (h * 1.5).tanh()
+    h.backward()
 
 
 print("culpa graph, objects left:", left_for_the_cycle_collector(culpa_graph))
-naive_left = left_for_the_cycle_collector(value_graph)
+print("your Value graph, objects left:",
+      left_for_the_cycle_collector(value_graph))
+naive_left = left_for_the_cycle_collector(closure_graph)
 print("closure that holds its output, objects left > 0:", naive_left > 0)
 # --8<-- [end:cycles]
 
@@ -178,9 +256,9 @@ print("inside no_grad:", frozen.requires_grad, frozen._parents)
 
 net = culpa.nn.MLP([4, 8, 3], rng=0)
 batch = culpa.Tensor(np.ones((2, 4)))
-recorded = net(batch)  # training: every op is recorded, ready for a backward
+recorded = net(batch)  # (2)!
 with culpa.no_grad():
-    evaluated = net(batch)  # evaluation: nothing is recorded, nothing is kept
+    evaluated = net(batch)  # (3)!
 print("tensors in the graph, recorded:", len(topo_order(recorded)))
 print("tensors in the graph, under no_grad:", len(topo_order(evaluated)))
 print("same numbers either way:", np.allclose(recorded.data, evaluated.data))
