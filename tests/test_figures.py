@@ -203,6 +203,11 @@ def test_checkpointing_lowers_the_peak_and_costs_recomputation(made):
     plain, checked = d["timeline"]["plain"], d["timeline"]["checkpointed"]
     assert checked["peak_mb"] < plain["peak_mb"]
     assert checked["block_runs"] > plain["block_runs"], "checkpointing should recompute layers"
+    at = sweep["depth"].index(d["timeline_depth"])
+    for name, line in (("plain", plain), ("checkpointed", checked)):  # one timing basis for both plots
+        assert line["ms"][-1] == pytest.approx(sweep[f"{name}_ms"][at]), f"{name} timeline length"
+    longer = sweep["checkpointed_ms"][at] > sweep["plain_ms"][at]
+    assert (checked["ms"][-1] > plain["ms"][-1]) == longer, "the timelines and the sweep disagree on time"
     slower = [c / p for c, p in zip(sweep["checkpointed_ms"], sweep["plain_ms"], strict=True)]
     assert np.median(slower) > 1.0, f"checkpointing should cost time: {slower}"
 

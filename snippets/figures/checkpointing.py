@@ -5,8 +5,11 @@ An MLP of tanh layers 128 wide, on a batch of 500, trained for one step (forward
 plainly and with culpa.checkpoint.checkpoint_sequential in about √depth segments. Memory is what
 tracemalloc sees allocated beyond the model and the data; the time cost is the CPU time of a step (the
 fastest of 9 interleaved steps, without tracemalloc). Both are measured in a fresh process each time the
-figure is regenerated.
-What to notice: without checkpointing, memory climbs layer by layer during the forward pass and falls
+figure is regenerated. The two memory timelines are sampled under tracemalloc, which slows every allocation
+and so distorts time unevenly (the plain step, which allocates more, is slowed more); so that the left plot
+and the right one tell the same story, each timeline's time axis is rescaled to end at its step's CPU time
+measured without tracemalloc at the same depth, the time the right plot's percentages compare.
+What to notice: without checkpointing, memory climbs layer by layer during the forward pass and shrinks
 during the backward pass, a mountain whose height grows with depth; with it, the profile stays low, with a
 tooth for every segment run or recomputed, and the step takes longer: memory bought with compute.
 """
@@ -57,14 +60,14 @@ _N = {"width": WIDTH, "batch": BATCH, "depth": TIMELINE_DEPTH, "low": DEPTHS[0],
 ALT = {
     "pt": style.prose("""Dois gráficos medidos com o culpa numa MLP tanh de {width} unidades por camada,
         batch de {batch}. À esquerda, a memória em uso ao longo de um passo de treino com {depth} camadas:
-        sem checkpointing, uma montanha que sobe durante o forward e desce durante o backward; com
+        sem checkpointing, uma montanha que cresce durante o forward e encolhe durante o backward; com
         checkpointing, um perfil baixo, com um dente a cada trecho calculado ou recalculado, e um passo mais
         longo. À direita, o pico de memória contra o número de camadas, de {low} a {high}, com e sem
         checkpointing, e o tempo extra de cada passo. Repare que o pico cai cada vez mais com a
         profundidade, e que o preço é o recálculo.""").format(**_N),
     "en": style.prose("""Two plots measured with culpa on a tanh MLP with {width} units per layer and a batch
         of {batch}. Left, the memory in use over one training step with {depth} layers: without
-        checkpointing, a mountain that rises during the forward pass and falls during the backward pass;
+        checkpointing, a mountain that grows during the forward pass and shrinks during the backward pass;
         with checkpointing, a low profile with a tooth for every segment computed or recomputed, and a
         longer step. Right, the peak memory against the number of layers, from {low} to {high}, with and
         without checkpointing, and each step's extra time. Notice that the peak drops more and more as the
@@ -157,6 +160,10 @@ def data() -> dict:
             sweep["checkpointed_mb"].append(checked[3])
             sweep["plain_ms"].append(min(times["plain"]))  # the fastest: the least disturbed by the machine
             sweep["checkpointed_ms"].append(min(times["checkpointed"]))
+        at = DEPTHS.index(TIMELINE_DEPTH)
+        for name, line in lines.items():  # one timing basis for both plots: the untraced step time
+            scale = sweep[f"{name}_ms"][at] / line["ms"][-1]
+            line["ms"] = [t * scale for t in line["ms"]]
     finally:
         gc.enable()
     cpu, cores = style.machine()

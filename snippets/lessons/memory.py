@@ -104,10 +104,10 @@ print(f"the activations outweigh the parameters from "
 # --8<-- [end:batch]
 
 # --8<-- [start:estimate]
-layers = 64  # from the seed
-intermediate = 17_408  # from the seed: the feed-forward intermediate width
-parameters = 27e9  # from the seed (the Qwen3.8-27B model card)
-hidden = 5_120  # an assumption: the seed does not give the hidden size
+layers = 64  # the model's layers
+intermediate = 17_408  # the feed-forward intermediate width
+parameters = 27e9  # the Qwen3.8-27B model card
+hidden = 5_120  # an assumption: the hidden size, typical at this scale
 bytes_per_value = 2  # bf16, for weights and activations alike
 values_per_token = layers * (hidden + 3 * intermediate)  # (1)!
 
@@ -116,14 +116,14 @@ activation_per_token = values_per_token * bytes_per_value
 parameter_memory = parameters * bytes_per_value
 crossover = parameter_memory / activation_per_token
 
-print(f"kept per token: {values_per_token:,} values "
+print(f"kept per token: {values_per_token:_} values "
       f"= {activation_per_token / MB:.2f} MB")
 print(f"parameters: {parameter_memory / GB:.0f} GB")
 token_counts = (1_024, 4_096, 8_192, 65_536, 1_048_576)
 for tokens in token_counts:
     gb = tokens * activation_per_token / GB
-    print(f"{tokens:>9,} tokens in the batch: activations {gb:7,.1f} GB")
-print(f"the activations outweigh the parameters from {crossover:,.0f} tokens")
+    print(f"{tokens:>9_} tokens in the batch: activations {gb:7_.1f} GB")
+print(f"the activations outweigh the parameters from {crossover:_.0f} tokens")
 # --8<-- [end:estimate]
 
 # --8<-- [start:checkpoint]
