@@ -57,3 +57,18 @@ def test_every_page_has_its_translation_linked(built_site: Path, lang_prefix):
             continue
         html = page.read_text(encoding="utf-8")
         assert 'hreflang="pt"' in html and 'hreflang="en"' in html, f"{page}: no language switcher"
+
+
+TOGGLE = {"": ("Modo escuro", "Modo claro"), "en/": ("Dark mode", "Light mode")}
+
+
+@pytest.mark.parametrize("lang_prefix", list(TOGGLE))
+def test_palette_toggle_speaks_the_page_language(built_site: Path, lang_prefix):
+    own, other = TOGGLE[lang_prefix], TOGGLE["en/" if lang_prefix == "" else ""]
+    root = built_site / lang_prefix
+    pages = [root / "index.html", *sorted(root.glob("0*/index.html"))]
+    for page in pages:
+        html = page.read_text("utf-8")
+        labels = re.findall(r'<label class="md-header__button md-icon" title="([^"]+)"', html)
+        assert sorted(labels) == sorted(own), f"{page}: the palette toggle reads {labels}, expected {own}"
+        assert not set(labels) & set(other)
