@@ -47,7 +47,7 @@ def swish_forgetful(x):
     out = x.data * s
 
     def backward(g):
-        return (g * s,)  # should be g * (s + x s (1 - s))
+        return (g * s,)  # (1)!
 
     return culpa.op_result(out, "swish", (x,), backward)
 
@@ -72,10 +72,9 @@ def relu_loss(t):
     return t.relu().sum()
 
 
-# 0.001 sits right next to the kink at 0
-near_kink = culpa.Tensor([-0.5, 0.001, 0.8], requires_grad=True, name="x")
+near_kink = culpa.Tensor([-0.5, 0.001, 0.8], requires_grad=True, name="x")  # (1)!
 try:
-    culpa.check.gradcheck(relu_loss, [near_kink], eps=1e-2)  # a wide step
+    culpa.check.gradcheck(relu_loss, [near_kink], eps=1e-2)  # (2)!
 except culpa.check.GradcheckError as caught:
     kink = caught
     print(f"eps = 1e-2: fails at index {kink.index}: "
