@@ -35,7 +35,7 @@ print("p - y =", p.data - y)
 # --8<-- [start:softmax_jacobian]
 pv = p.data
 jacobian = np.diag(pv) - np.outer(pv, pv)  # (1)!
-dL_dp = -y / pv + 0.0  # L = -sum_k y_k log p_k (+ 0.0: no -0.)
+dL_dp = -y / pv + 0.0  # L = -sum y log p; + 0.0 shows -0. as 0.
 print("dp/dz =")
 print(jacobian)
 print("dL/dp =", dL_dp)
