@@ -94,9 +94,9 @@ model = culpa.nn.Linear(2, 1, rng=1)
 mse(model, X, t).backward()  # the whole batch of 32 at once
 full = [p.grad.copy() for p in model.parameters()]
 
-model.zero_grad()  # a new batch begins: start from nothing...
-for rows in np.split(np.arange(32), 4):  # ...then 4 micro-batches of 8
-    (mse(model, X[rows], t[rows]) * (len(rows) / len(X))).backward()  # (1)!
+model.zero_grad()  # (1)!
+for rows in np.split(np.arange(32), 4):  # (2)!
+    (mse(model, X[rows], t[rows]) * (len(rows) / len(X))).backward()  # (3)!
 
 pairs = zip(model.parameters(), full, strict=True)
 same = all(np.allclose(p.grad, g) for p, g in pairs)
