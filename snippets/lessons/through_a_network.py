@@ -59,7 +59,7 @@ print("L =", loss.round(3))
 # --8<-- [end:forward]
 
 # --8<-- [start:output_delta]
-delta = {depth: p - y}  # the output layer's blame: page 03's p - y
+delta = {depth: p - y}  # the output layer's blame: the worked example's p - y
 
 logits = culpa.Tensor(z[depth], requires_grad=True)  # the same logits
 culpa.cross_entropy(logits, c).backward()
