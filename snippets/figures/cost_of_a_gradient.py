@@ -7,9 +7,11 @@ in a fresh single-threaded process each time the figure is regenerated; the mach
 The dashed lines extend the measurements with the cost model the page explains: finite differences run
 2N (central) or N + 1 (forward) forward passes, each costing a + bN seconds as fitted on the measured
 passes; backprop costs c + dN, fitted on its own measurements.
-What to notice: backprop's time barely moves while finite differences climb with the square of the
-parameter count; at 27 billion parameters the gap is many orders of magnitude, and even the seed's
-generous 1 ms per forward pass leaves central differences at about 20 months per gradient.
+What to notice: backprop's time barely moves while finite differences climb a little faster than the
+parameter count where culpa's fixed cost per operation still weighs, and with its square once the
+arithmetic dominates (the dashed extrapolation); at 27 billion parameters the gap is many orders of
+magnitude, and even a generous 1 ms per forward pass leaves central differences at about 20 months per
+gradient.
 """
 
 import statistics
@@ -23,7 +25,7 @@ TIMING = True
 COUNTS = (100, 300, 1000, 3000, 10000)
 ROUNDS_SMALL = 3  # sizes up to 3,000 parameters are measured this many times (median), 10,000 once
 TARGET = 27e9
-SEED_PASS_SECONDS = 1e-3  # the seed's assumption: one forward pass of the large model takes 1 ms
+SEED_PASS_SECONDS = 1e-3  # page 01's generous guess: one forward pass of the large model, 1 ms
 YEAR = 365.25 * 24 * 3600
 MONTH = YEAR / 12
 
@@ -32,8 +34,8 @@ LABELS = {
         "title": "Quanto custa um gradiente",
         "x": "número de parâmetros N",
         "y": "tempo de um gradiente completo (s)",
-        "central": "diferenças centrais (2N passes)",
-        "forward": "diferenças para a frente (N + 1)",
+        "central": "diferenças centradas (2N forward passes)",
+        "forward": "diferenças progressivas (N + 1)",
         "backprop": "backprop (1 forward + 1 backward)",
         "measured": "medido",
         "target": "27 bilhões",
@@ -48,7 +50,7 @@ LABELS = {
         "title": "What one gradient costs",
         "x": "number of parameters N",
         "y": "time for one full gradient (s)",
-        "central": "central differences (2N passes)",
+        "central": "central differences (2N forward passes)",
         "forward": "forward differences (N + 1)",
         "backprop": "backprop (1 forward + 1 backward)",
         "measured": "measured",
@@ -66,17 +68,19 @@ _N = {lang: {"low": style.number(COUNTS[0], ",d", lang), "high": style.number(CO
       for lang in style.LANGS}
 ALT = {
     "pt": style.prose("""Gráfico log-log do tempo medido para calcular um gradiente completo contra o número
-        de parâmetros, de cerca de {low} a {high}, com o culpa: diferenças finitas para a frente e centrais
-        sobem quase com o quadrado do número de parâmetros, enquanto o backward pass quase não se move; linhas
-        tracejadas estendem as medidas até 27 bilhões de parâmetros, onde a distância entre elas é de muitas
-        ordens de grandeza, e uma estrela marca as diferenças centrais a 1 ms por forward pass, {months}
-        meses. Repare que as diferenças finitas não escalam mal: não escalam.""").format(**_N["pt"]),
+        de parâmetros, de cerca de {low} a {high}, com o culpa: as diferenças finitas progressivas e centradas
+        sobem um pouco mais rápido que o número de parâmetros, enquanto o backward pass quase não se move;
+        linhas tracejadas estendem as medidas até 27 bilhões de parâmetros e ficam mais íngremes, até subir
+        com o quadrado do número de parâmetros, e lá a distância entre elas é de muitas ordens de grandeza;
+        uma estrela marca as diferenças centradas a 1 ms por forward pass, {months} meses. Repare que as
+        diferenças finitas não escalam mal: não escalam.""").format(**_N["pt"]),
     "en": style.prose("""Log-log plot of the measured time to compute one full gradient against the number of
-        parameters, from about {low} to {high}, with culpa: forward and central finite differences climb
-        almost with the square of the parameter count, while the backward pass barely moves; dashed lines
-        extend the measurements to 27 billion parameters, where the gap between them spans many orders of
-        magnitude, and a star marks central differences at 1 ms per forward pass, {months} months. Notice
-        that finite differences do not scale badly: they do not scale at all.""").format(**_N["en"]),
+        parameters, from about {low} to {high}, with culpa: forward and central finite differences climb a
+        little faster than the parameter count, while the backward pass barely moves; dashed lines extend the
+        measurements to 27 billion parameters and grow steeper, until they climb with the square of the
+        parameter count, and there the gap between them spans many orders of magnitude; a star marks central
+        differences at 1 ms per forward pass, {months} months. Notice that finite differences do not scale
+        badly: they do not scale at all.""").format(**_N["en"]),
 }
 
 

@@ -1,5 +1,6 @@
-"""The worked example's computation graph, as culpa recorded it: forward values on the way in, gradients
-on the way back, and the order in which the backward pass visits the nodes (page 03).
+"""The worked example's computation graph, as culpa recorded it: forward values on the way to the loss,
+gradients on the way back toward the input, and the order in which the backward pass visits the nodes
+(page 03).
 
 The graph is page 03's own (the "forward" section of snippets/lessons/worked_example.py, logits
 z = (2.0, 1.0, 0.1), observed class 0), exported with culpa.graph.export after one backward pass.
@@ -85,18 +86,18 @@ def _alt(lang):
     p, loss, grad = _show(d["p"], lang), _show(nodes[-1]["value"], lang), _show(nodes[0]["grad"], lang)
     steps = len(d["backward_order"])
     if lang == "pt":
-        return style.prose(f"""O grafo de computação do exemplo resolvido, de cima para baixo: z, e = exp(z),
-            s = Σ e, p = e / s, a constante y, p ⊙ y, a soma p₀, log p₀ e L = −log p₀. À esquerda de cada nó,
-            o valor calculado no forward pass (p = {p}, L = {loss}); à direita, o gradiente ∂L/∂nó e o número
-            do passo em que o backward pass o visita, de 1 em L até {steps} em z. Repare que o backward
-            começa em ∂L/∂L = 1 e sobe pelo grafo, que e recebe a soma de duas contribuições porque alimenta
-            dois nós, e que o gradiente que chega a z é p − y = {grad}.""")
-    return style.prose(f"""The worked example's computation graph, top to bottom: z, e = exp(z), s = Σ e,
-        p = e / s, the constant y, p ⊙ y, the sum p₀, log p₀ and L = −log p₀. Left of each node, the value
-        the forward pass computed (p = {p}, L = {loss}); right of it, the gradient ∂L/∂node and the step at
-        which the backward pass visits it, from 1 at L to {steps} at z. Notice that backward starts at
-        ∂L/∂L = 1 and climbs the graph, that e gets the sum of two contributions because it feeds two nodes,
-        and that the gradient reaching z is p − y = {grad}.""")
+        return style.prose(f"""O grafo de computação do exemplo resolvido, com z no topo e L embaixo: z,
+            e = exp(z), s = Σ e, p = e / s, a constante y, p ⊙ y, a soma p₀, log p₀ e L = −log p₀. À esquerda
+            de cada nó, o valor calculado no forward pass (p = {p}, L = {loss}); à direita, o gradiente ∂L/∂nó
+            e o número do passo em que o backward pass o visita, de 1 em L até {steps} em z. Repare que o
+            backward começa em ∂L/∂L = 1 e volta em direção à entrada, z, que e recebe a soma de duas
+            contribuições porque alimenta dois nós, e que o gradiente que chega a z é p − y = {grad}.""")
+    return style.prose(f"""The worked example's computation graph, with z at the top and L at the bottom: z,
+        e = exp(z), s = Σ e, p = e / s, the constant y, p ⊙ y, the sum p₀, log p₀ and L = −log p₀. Left of
+        each node, the value the forward pass computed (p = {p}, L = {loss}); right of it, the gradient
+        ∂L/∂node and the step at which the backward pass visits it, from 1 at L to {steps} at z. Notice that
+        backward starts at ∂L/∂L = 1 and goes back toward the input, z, that e gets the sum of two
+        contributions because it feeds two nodes, and that the gradient reaching z is p − y = {grad}.""")
 
 
 ALT = {lang: _alt(lang) for lang in style.LANGS}
@@ -161,7 +162,7 @@ def draw(lang: str, d: dict):
         ax.scatter([STEP_X], [yy], s=330, color=style.BACKPROP, zorder=3)
         ax.text(STEP_X, yy, str(step[node["id"]]), ha="center", va="center", color="white", fontsize=11,
                 fontweight="bold", zorder=4)
-    # the two directions: forward down the values, backward up the gradients
+    # the two directions: forward from z to L along the values, backward from L to z along the gradients
     top, bottom = y(0), y(len(nodes) - 1)
     ax.add_patch(FancyArrowPatch((0.18, top), (0.18, bottom), arrowstyle="-|>", mutation_scale=18,
                                  color="black", linewidth=1.8))

@@ -45,10 +45,10 @@ eps = 1e-4
 knob = model.layers[0].weight  # a 4 x 2 matrix: 8 of the 22 knobs
 
 before = loss_fn()
-knob.data[1, 0] += eps  # nudge one knob...
-after = loss_fn()  # ...rerun the whole model...
-knob.data[1, 0] -= eps  # ...and put the knob back
-slope = (after - before) / eps  # how much the loss moved, per unit of nudge
+knob.data[1, 0] += eps  # (1)!
+after = loss_fn()  # (2)!
+knob.data[1, 0] -= eps  # (3)!
+slope = (after - before) / eps  # (4)!
 
 print(f"loss moved by {after - before:+.2e}")
 print(f"slope of that knob: {slope:+.6f}")
@@ -56,7 +56,7 @@ print(f"slope of that knob: {slope:+.6f}")
 
 # --8<-- [start:estimate]
 def estimate_slopes(loss_fn, params, eps, two_sided):
-    """Nudge each knob in turn, rerunning the model: one- or two-sided estimate."""
+    """Nudge each knob in turn, rerunning the model: one- or two-sided."""
     base = None if two_sided else loss_fn()  # (1)!
     slopes = []
     for p in params:
@@ -83,24 +83,28 @@ forward_passes = 0
 two_sided = estimate_slopes(loss_fn, params, eps, two_sided=True)
 two_sided_passes = forward_passes
 
-ready_made = culpa.check.finite_difference(lambda *_: run_model(), params)  # (3)!
-same = all(np.allclose(a, b) for a, b in zip(ready_made, two_sided, strict=True))
+ready_made = culpa.check.finite_difference(  # (3)!
+    lambda *_: run_model(), params)
+pairs = zip(ready_made, two_sided, strict=True)
+same = all(np.allclose(a, b) for a, b in pairs)
 
-print("one-sided:", one_sided_passes, "forward passes for", n_params, "parameters")
-print("two-sided:", two_sided_passes, "forward passes for", n_params, "parameters")
-print(f"the knob we nudged by hand: one-sided {one_sided[0][1, 0]:+.6f},", end=" ")
+print("one-sided:", one_sided_passes, "forward passes for", n_params, "knobs")
+print("two-sided:", two_sided_passes, "forward passes for", n_params, "knobs")
+print("the knob we nudged by hand:", end=" ")
+print(f"one-sided {one_sided[0][1, 0]:+.6f},", end=" ")
 print(f"two-sided {two_sided[0][1, 0]:+.6f}")
 print("culpa.check.finite_difference gives the same slopes:", same)
 # --8<-- [end:estimate]
 
 # --8<-- [start:error]
-loss = run_model()  # the same loss, this time recorded...
-loss.backward()  # ...so that culpa can give the exact slopes (pages 02 to 06: how)
+loss = run_model()  # (1)!
+loss.backward()
 exact = [p.grad.copy() for p in params]
 
 
 def worst_error(estimate):
-    return max(np.abs(e - g).max() for e, g in zip(estimate, exact, strict=True))
+    pairs = zip(estimate, exact, strict=True)
+    return max(np.abs(e - g).max() for e, g in pairs)
 
 
 errors = {}
@@ -110,7 +114,7 @@ for step in [1e-1, 1e-2, 1e-3, 1e-4]:
                     for sided in (False, True)]
     print(f"{step:6.0e}   {errors[step][0]:.1e}     {errors[step][1]:.1e}")
 
-# how many times smaller each error gets, on average, for each tenfold smaller eps
+# how many times smaller each error gets, on average, per tenfold smaller eps
 one_sided_gain = (errors[1e-1][0] / errors[1e-4][0]) ** (1 / 3)
 two_sided_gain = (errors[1e-1][1] / errors[1e-4][1]) ** (1 / 3)
 # --8<-- [end:error]
@@ -137,7 +141,7 @@ small_n, qwen_n = 10_000, 27_000_000_000  # (1)!
 print(f"{'parameters':>16}  {'two-sided passes':>16}  at 1 ms per pass")
 for n in [small_n, 1_000_000, 1_000_000_000, qwen_n]:
     passes = passes_per_gradient(n)
-    print(f"{n:>16,}  {passes:>16,}  {readable(passes * MS)}")
+    print(f"{n:>16_}  {passes:>16_}  {readable(passes * MS)}")
 
 small, qwen = passes_per_gradient(small_n), passes_per_gradient(qwen_n)
 qwen_months = qwen * MS / MONTH

@@ -34,10 +34,10 @@ print("by hand, 9x^2 at x = 2:", 9 * 2.0**2)
 
 # --8<-- [start:two_calls]
 again = (3 * x) * x**2  # the same function, recorded a second time
-again.backward()  # x.grad was not reset: the new 36 is added to the old one
+again.backward()  # (1)!
 print("after a second backward:", x.grad)
 
-x.zero_grad()  # back to None: the next backward starts from nothing
+x.zero_grad()  # (2)!
 (3 * x * x**2).backward()
 print("after zero_grad and a backward:", x.grad)
 # --8<-- [end:two_calls]
@@ -57,8 +57,8 @@ def mse(model, X, t):
 # --8<-- [start:forgot]
 def flat_grads(params):
     """Every gradient in one vector (zeros where there is none yet)."""
-    return np.concatenate([np.zeros(p.data.size) if p.grad is None else p.grad.ravel()
-                           for p in params])
+    return np.concatenate([np.zeros(p.data.size) if p.grad is None
+                           else p.grad.ravel() for p in params])
 
 
 def train(zero_grad, steps=40, lr=0.1):
@@ -84,7 +84,8 @@ good, _ = train(zero_grad=True)
 bad, growth = train(zero_grad=False)
 print("step   loss (zeroed)   loss (forgot)   used/fresh gradient")
 for step in [0, 1, 2, 3, 4, 8, 12, 16, 20, 24, 28, 32, 36]:
-    print(f"{step:4d}   {good[step]:13.4f}   {bad[step]:13.4f}   {growth[step]:19.1f}")
+    print(f"{step:4d}   {good[step]:13.4f}   {bad[step]:13.4f}", end="   ")
+    print(f"{growth[step]:19.1f}")
 print(f"after 40 steps: {good[-1]:.4f} vs {bad[-1]:.4f}")
 # --8<-- [end:forgot]
 
@@ -93,9 +94,9 @@ model = culpa.nn.Linear(2, 1, rng=1)
 mse(model, X, t).backward()  # the whole batch of 32 at once
 full = [p.grad.copy() for p in model.parameters()]
 
-model.zero_grad()  # a new batch begins: start from nothing...
-for rows in np.split(np.arange(32), 4):  # ...then 4 micro-batches of 8
-    (mse(model, X[rows], t[rows]) * (len(rows) / len(X))).backward()  # (1)!
+model.zero_grad()  # (1)!
+for rows in np.split(np.arange(32), 4):  # (2)!
+    (mse(model, X[rows], t[rows]) * (len(rows) / len(X))).backward()  # (3)!
 
 pairs = zip(model.parameters(), full, strict=True)
 same = all(np.allclose(p.grad, g) for p, g in pairs)

@@ -67,6 +67,88 @@ for name, rest in downstream.items():
 print(f"1 - tanh(0.5)^2 = {1 - np.tanh(0.5) ** 2:.4f}")
 # --8<-- [end:local]
 
+# --8<-- [start:dual]
+class Dual:
+    """A value and its tangent: how fast it moves as one chosen input moves."""
+    def __init__(self, value, tangent=0.0):
+        self.value, self.tangent = value, tangent
+    def __add__(self, other):
+        other = other if isinstance(other, Dual) else Dual(other)
+        return Dual(self.value + other.value, self.tangent + other.tangent)
+    def __mul__(self, other):
+        other = other if isinstance(other, Dual) else Dual(other)
+        return Dual(self.value * other.value,  # (1)!
+                    self.tangent * other.value + self.value * other.tangent)
+    __radd__, __rmul__ = __add__, __mul__
+    def tanh(self):
+        t = np.tanh(self.value)
+        return Dual(t, (1 - t**2) * self.tangent)  # (2)!
+    def exp(self):
+        e = np.exp(self.value)
+        return Dual(e, e * self.tangent)
+
+
+def f(x1, x2, x3):
+    """Three inputs, one output; u is used twice. Works on Duals and Tensors."""
+    u = x1 * x2
+    return (u + x3).tanh() * u.exp()
+
+
+point = [1.5, 0.5, -0.2]
+by_forward_mode = []
+for i in range(3):  # (3)!
+    duals = [Dual(v, 1.0 if j == i else 0.0) for j, v in enumerate(point)]
+    by_forward_mode.append(f(*duals).tangent)
+
+tensors = [culpa.Tensor(v, requires_grad=True) for v in point]
+f(*tensors).backward()  # (4)!
+by_reverse_mode = [t.grad.item() for t in tensors]
+
+def value(xs):
+    return f(*[Dual(v) for v in xs]).value
+
+
+h = 1e-5  # (5)!
+by_differences = []
+for i in range(3):
+    up = [v + h * (j == i) for j, v in enumerate(point)]
+    down = [v - h * (j == i) for j, v in enumerate(point)]
+    by_differences.append((value(up) - value(down)) / (2 * h))
+
+print("input  forward mode (3 sweeps)  reverse mode (1 sweep)")
+for i in range(3):
+    print(f"x{i + 1}     {by_forward_mode[i]:+.15f}", end="   ")
+    print(f"{by_reverse_mode[i]:+.15f}")
+modes = zip(by_forward_mode, by_reverse_mode, strict=True)
+print("the modes agree to 1e-15:", all(abs(a - b) < 1e-15 for a, b in modes))
+fd = zip(by_differences, by_reverse_mode, strict=True)
+fd_gap = max(abs(a - b) for a, b in fd)
+print(f"central differences are off by up to {fd_gap:.0e}")
+# --8<-- [end:dual]
+
+# --8<-- [start:many_outputs]
+scales = [1.0, 2.0, 3.0, 4.0]
+
+
+def g(t):
+    """One input, four outputs."""
+    return [(t * k).tanh() for k in scales]
+
+
+outputs = g(Dual(0.3, 1.0))  # (1)!
+forward_sweep = [y.tangent for y in outputs]
+
+t = culpa.Tensor(0.3, requires_grad=True)
+reverse_sweeps = []
+for y in g(t):  # (2)!
+    t.zero_grad()
+    y.backward()
+    reverse_sweeps.append(t.grad.item())
+
+print("forward mode, 1 sweep:  ", np.round(forward_sweep, 4))
+print("reverse mode, 4 sweeps: ", np.round(reverse_sweeps, 4))
+# --8<-- [end:many_outputs]
+
 # --8<-- [start:one_sweep]
 def multiply_adds(graph):
     """Multiply-adds of the recorded matrix products, forward and backward."""
@@ -97,10 +179,10 @@ for width in [4, 16, 64, 256]:
     finite_differences = 2 * n * forward  # (3)!
     versus = finite_differences / (forward + backward)
     rows[width] = (n, ops, forward, backward, versus)
-    row = f"{width:>5} {n:>7,} {ops:>4} {forward:>10,} {backward:>10,}"
-    print(row, f"{backward / forward:>8.2f} {versus:>19,.0f}")
+    row = f"{width:>5} {n:>7_} {ops:>4} {forward:>10_} {backward:>10_}"
+    print(row, f"{backward / forward:>8.2f} {versus:>19_.0f}")
 
 loss.backward()  # one sweep through the widest model
 filled = sum(p.grad.size for p in model.parameters())
-print(f"one backward sweep filled {filled:,} of {n:,} gradients")
+print(f"one backward sweep filled {filled:_} of {n:_} gradients")
 # --8<-- [end:one_sweep]

@@ -14,9 +14,9 @@ np.set_printoptions(precision=3, suppress=True)
 
 sizes = [4, 5, 4, 3]  # 4 inputs, hidden layers of 5 and 4 units, 3 classes
 depth = len(sizes) - 1  # layers l = 1, 2, 3
-net = culpa.nn.MLP(sizes, activation="sigmoid", rng=0)  # float64 weights, fixed seed
+net = culpa.nn.MLP(sizes, activation="sigmoid", rng=0)  # float64, fixed seed
 
-# the same weights as plain NumPy arrays, indexed like the formulas: W[1] ... W[3]
+# the same weights as NumPy arrays, indexed like the formulas: W[1] ... W[3]
 W = {l: layer.weight.data.copy() for l, layer in enumerate(net.layers, start=1)}
 b = {l: layer.bias.data.copy() for l, layer in enumerate(net.layers, start=1)}
 
@@ -59,9 +59,9 @@ print("L =", loss.round(3))
 # --8<-- [end:forward]
 
 # --8<-- [start:output_delta]
-delta = {depth: p - y}  # the output layer's blame: page 03's p - y
+delta = {depth: p - y}  # the output layer's blame: the worked example's p - y
 
-logits = culpa.Tensor(z[depth], requires_grad=True)  # the same logits, for culpa
+logits = culpa.Tensor(z[depth], requires_grad=True)  # the same logits
 culpa.cross_entropy(logits, c).backward()
 
 print("delta3 =", delta[depth])
@@ -69,15 +69,16 @@ print("culpa's dL/dz3 =", logits.grad)
 # --8<-- [end:output_delta]
 
 # --8<-- [start:backward]
-for l in range(depth - 1, 0, -1):  # l = 2, then 1: against the flow
+for l in range(depth - 1, 0, -1):  # l = 2, then 1: back toward the input
     delta[l] = (W[l + 1].T @ delta[l + 1]) * a[l] * (1 - a[l])  # (1)!
 
 for l in sorted(delta, reverse=True):
     size = np.linalg.norm(delta[l])
-    print(f"delta{l} = {np.array2string(delta[l], precision=4)}  size {size:.4f}")
+    shown = np.array2string(delta[l], precision=4)
+    print(f"delta{l} = {shown}  size {size:.4f}")
 
-paths = int(np.prod(sizes[2:]))  # layer-1 weight to L: pick one unit per layer above
-deep_paths_zeros = len(str(100**9)) - 1  # the same count, 10 layers of 100 units
+paths = int(np.prod(sizes[2:]))  # (2)!
+deep_paths_zeros = len(str(100**9)) - 1  # the same, 10 layers of 100 units
 print("paths from one layer-1 weight to L:", paths)
 print(f"with 10 layers of 100 units: 10^{deep_paths_zeros}")
 # --8<-- [end:backward]
@@ -90,7 +91,7 @@ i, j = 1, 3  # one knob: from unit 3 of layer 1 into unit 1 of layer 2 (from 0)
 print(f"delta2[1] * a1[3] = {delta[2][i]:.7f} * {a[1][j]:.7f}")
 print(f"dL/dW2[1,3]      = {grad_W[2][i, j]:.7f}")
 
-eps = 1e-6  # the slow way, for this one knob: nudge it both ways, rerun everything
+eps = 1e-6  # (1)!
 W_up = {**W, 2: W[2].copy()}
 W_down = {**W, 2: W[2].copy()}
 W_up[2][i, j] += eps
@@ -119,7 +120,7 @@ print("largest difference below 1e-12:", worst < 1e-12)
 
 # --8<-- [start:cost]
 forward_madds = sum(W[l].size for l in W)  # one multiply-add per weight: W a
-message_madds = sum(W[l].size for l in W if l > 1)  # W^T delta, except into the input
+message_madds = sum(W[l].size for l in W if l > 1)  # (1)!
 slope_madds = sum(W[l].size for l in W)  # delta a^T, one per weight
 backward_madds = message_madds + slope_madds
 
