@@ -174,7 +174,9 @@ def gradcheck(f, inputs, eps=1e-6, rtol=1e-6, method="central", floor=1e-3):
     """Check backprop's gradient of f(*inputs) against finite differences, in float64.
 
     Returns the largest relative error when every element agrees within `rtol`; otherwise raises
-    GradcheckError naming the op, the input, the worst element, both values and the relative error.
+    GradcheckError naming the input, the worst element, both values and the relative error, and the guilty
+    op: `find_culprit` checks each op f recorded on its own and names the first one, in backward order,
+    whose local derivative disagrees (`error.culprit`: its name, input shapes and worst element).
     """
     tensors = _float64_inputs(inputs)
     analytic, numeric, errors, ops, out_op, reached = _compare(f, tensors, eps, method, floor)
