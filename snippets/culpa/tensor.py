@@ -374,7 +374,8 @@ def _backpropagate(grads, order, retain_graph):
             parent_grads = _recheck_non_finite(node, local_backward, g, error)
         if type(parent_grads) is not tuple or len(parent_grads) != len(parents):
             raise _gradient_count_error(node, parent_grads, parents)
-        taken = [g if g.base is None else g.base]  # memory that .grad arrays hold: g's, then each share's
+        held = g if g.base is None else g.base  # the memory node.grad holds: no share may hold it too
+        taken = [] if len(parents) > 1 else None  # and the memory of each share handed out so far
         for parent, pg in zip(parents, parent_grads):  # noqa: B905 (the lengths were checked just above)
             if pg is None:
                 continue
@@ -384,11 +385,15 @@ def _backpropagate(grads, order, retain_graph):
             if pg.shape != data.shape:
                 raise _gradient_shape_error(node, parents.index(parent), pg.shape, data.shape)
             memory = pg if pg.base is None else pg.base
-            for other in taken:
-                if memory is other:  # g handed back (add), a view of it (reshape, .T), or a share twice
-                    pg = memory = pg.copy()
-                    break
-            taken.append(memory)
+            if memory is held:  # g itself (add), or a view of it (reshape, .T): a copy of its own
+                pg = memory = pg.copy()
+            elif taken:  # an op with several inputs may hand out one array twice
+                for other in taken:
+                    if memory is other:
+                        pg = memory = pg.copy()
+                        break
+            if taken is not None:
+                taken.append(memory)
             if parent._backward is None:  # a leaf: nothing to wait for, its share goes into .grad now
                 parent.grad = pg if parent.grad is None else parent.grad + pg
             else:  # wait until every consumer of parent has added its share
@@ -439,7 +444,8 @@ def _seed(grad, root):
                 f"shape {root.data.shape}. Reduce it first (e.g. .sum() or .mean()), or pass the gradient of "
                 f"the final result with respect to it: an array of shape {root.data.shape}."
             )
-        return np.array(1, dtype=root.data.dtype).reshape(root.data.shape)
+        one = np.array(1, dtype=root.data.dtype)
+        return one if root.data.ndim == 0 else one.reshape(root.data.shape)  # (reshape costs a microsecond)
     grad = np.array(_to_array(grad), dtype=root.data.dtype)  # a copy: .grad never keeps the caller's array
     if grad.shape != root.data.shape:
         raise ValueError(f"backward: the gradient has shape {grad.shape}, but the tensor has shape "
