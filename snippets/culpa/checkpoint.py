@@ -15,7 +15,7 @@ runs under the floating-point error state of the forward pass (not backward's "r
 import numpy as np
 
 from culpa import tensor as _engine
-from culpa.tensor import Tensor, op_result, set_grad_enabled
+from culpa.tensor import Tensor, op_result, set_grad_enabled, topo_order
 
 
 def checkpoint(fn, *tensors):
@@ -45,8 +45,9 @@ def checkpoint(fn, *tensors):
                 t.grad, t._parents, t._backward = None, (), None
             with np.errstate(**error_state), set_grad_enabled(True):
                 inner = fn(*inputs)
-            if inner.requires_grad:
-                inner.backward(g)
+            if inner.requires_grad:  # a fresh graph (nothing released to refuse), and g is not copied:
+                # the outer pass copies any share that turns out to be g itself
+                _engine._backpropagate({inner: g}, topo_order(inner), False)
             return tuple(t.grad for t in inputs) + tuple(t.grad for t in outside)
         finally:
             for t, grad, parents, local_backward in kept:

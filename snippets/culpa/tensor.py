@@ -398,6 +398,7 @@ def _backpropagate(grads, order, retain_graph):
                 parent.grad = pg if parent.grad is None else parent.grad + pg
             else:  # wait until every consumer of parent has added its share
                 grads[parent] = grads[parent] + pg if parent in grads else pg
+        held = taken = memory = None  # let g go as soon as its node does
 # --8<-- [end:backward]
 
 
