@@ -5,12 +5,16 @@ backward reaches the output, it runs `fn` again (recording this time) and backpr
 copy. Gradients are identical to the plain run; memory holds one segment's inside at a time instead of all
 of them, for the price of a second forward pass. `checkpoint_sequential` applies it to a chain of layers.
 
-`fn` must be deterministic (same result when run again). Parameters that `fn` uses without receiving them
-as arguments (the weights of its layers) are found on the first run and get their gradients too.
+`fn` must be deterministic (same result when run again). A checkpointed run behaves as the plain run:
+tensors that `fn` uses without receiving them as arguments (the weights of its layers, or a non-leaf result
+of the graph around it) are found on the first run and become inputs of the checkpoint op, so their
+gradients flow through the outer backward pass as they would without the checkpoint; and the recomputation
+runs under the floating-point error state of the forward pass (not backward's "raise").
 """
 
 import numpy as np
 
+from culpa import tensor as _engine
 from culpa.tensor import Tensor, op_result, set_grad_enabled, topo_order
 
 
@@ -22,21 +26,50 @@ def checkpoint(fn, *tensors):
         return [Tensor(t.data, requires_grad=t.requires_grad) for t in tensors]
 
     inputs = detached()
-    inner = fn(*inputs)  # recorded once, only to find the parameters fn uses; dropped right away
-    own = set(inputs)
-    params = [n for n in topo_order(inner) if n.requires_grad and not n._parents and n not in own]
-    out = inner.data
-    del inner, inputs, own
+    made = set()  # every result fn records: the inside of the segment
+    previous, _engine._on_record = _engine._on_record, made.add
+    try:
+        inner = fn(*inputs)  # recorded once, only to find what fn uses from outside; dropped right away
+    finally:
+        _engine._on_record = previous
+    outside = _outside_tensors(inner, made, set(inputs))
+    out, error_state = inner.data, np.geterr()
+    del inner, inputs, made
 
     def backward(g):  # run fn again, this time keeping its graph, and backpropagate g through it
         inputs = detached()
-        with set_grad_enabled(True):
-            inner = fn(*inputs)
-        if inner.requires_grad:
-            inner.backward(g)  # the parameters inside fn get their gradients here, directly
-        return tuple(t.grad for t in inputs) + (None,) * len(params)
+        # the tensors from outside look like leaves to the inner pass, which hands their shares back here
+        kept = [(t, t.grad, t._parents, t._backward) for t in outside]
+        try:
+            for t in outside:
+                t.grad, t._parents, t._backward = None, (), None
+            with np.errstate(**error_state), set_grad_enabled(True):
+                inner = fn(*inputs)
+            if inner.requires_grad:  # a fresh graph (nothing released to refuse), and g is not copied:
+                # the outer pass copies any share that turns out to be g itself
+                _engine._backpropagate({inner: g}, topo_order(inner), False)
+            return tuple(t.grad for t in inputs) + tuple(t.grad for t in outside)
+        finally:
+            for t, grad, parents, local_backward in kept:
+                t.grad, t._parents, t._backward = grad, parents, local_backward
 
-    return op_result(out, "checkpoint", tensors + tuple(params), backward)
+    return op_result(out, "checkpoint", tensors + tuple(outside), backward)
+
+
+def _outside_tensors(inner, made, own):
+    """Tensors that require grad, that fn's graph reaches, and that fn did not make nor receive."""
+    found, seen, stack = [], {inner}, [inner]
+    while stack:
+        node = stack.pop()
+        if node not in made:  # made before fn ran (or one of fn's own inputs): the segment ends here
+            if node.requires_grad and node not in own:
+                found.append(node)
+            continue
+        for parent in node._parents:
+            if parent not in seen:
+                seen.add(parent)
+                stack.append(parent)
+    return found
 
 
 def checkpoint_sequential(functions, segments, x):

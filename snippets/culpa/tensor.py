@@ -16,12 +16,20 @@ Design choices a reader may want to know:
 * By default backward releases the graph as it goes (closures and links to parents), so activations are freed
   early; running backward through the same graph again raises a RuntimeError. Pass `retain_graph=True` to keep
   the graph (to export it, or to run backward again, as long as no `.data` is changed in between).
+* Every tensor's `.grad` is an array of its own: when a local backward hands back its incoming gradient or a
+  view of it (add, reshape, .T do), backward copies it, so `p.grad *= 0.5` scales that gradient alone.
+  `backward(grad)` copies the caller's array.
+* Dtypes, one rule: data is float (ints and bools become float64; float32 stays float32). A scalar operand,
+  Python or NumPy (2, 2.0, True, np.int64(2), np.float64(2), ...), takes the Tensor's dtype, and so does a
+  number exponent (`t32 ** np.float64(2)` is float32); arrays of any shape (0-d included) and Tensors follow
+  NumPy's promotion (float32 with float64 gives float64). A gradient always has its tensor's dtype.
 * Errors: shape mismatches name the op and both shapes; `log` of a non-positive value raises ValueError
   naming the op; when a local derivative turns finite values into NaN or inf during backward, backward raises
   FloatingPointError naming the op (NumPy's floating-point error state is set to "raise" during backward).
 """
 
-from contextlib import ContextDecorator
+import functools
+import operator
 
 import numpy as np
 
@@ -29,26 +37,52 @@ import numpy as np
 _grad_enabled = True
 
 
-class set_grad_enabled(ContextDecorator):
-    """`with set_grad_enabled(False):` records nothing; `True` turns recording on (checkpointing needs it)."""
+class set_grad_enabled:
+    """Recording on or off, three ways (as in torch).
+
+    `set_grad_enabled(False)` called alone switches recording off until `set_grad_enabled(True)`;
+    `with set_grad_enabled(False):` switches it for the block and restores it after; used as a decorator,
+    for every call of the function (calls may nest: each restores what it found).
+    """
 
     def __init__(self, mode):
+        global _grad_enabled
         self.mode = bool(mode)
+        self._saved = [_grad_enabled]  # what the `with` that usually follows will restore
+        self._pending = True  # the call itself switched the mode (a plain call keeps it so)
+        _grad_enabled = self.mode
 
     def __enter__(self):
         global _grad_enabled
-        self._previous, _grad_enabled = _grad_enabled, self.mode
+        if self._pending:  # `with set_grad_enabled(m):` right after the call: already switched
+            self._pending = False
+        else:  # a reused instance (a decorator, a nested `with`): save what is there now
+            self._saved.append(_grad_enabled)
+            _grad_enabled = self.mode
 
     def __exit__(self, *exc):
         global _grad_enabled
-        _grad_enabled = self._previous
+        _grad_enabled = self._saved.pop()
+
+    def __call__(self, function):
+        global _grad_enabled
+        if self._pending:  # decorating switches nothing: undo what the call did
+            self._pending = False
+            _grad_enabled = self._saved.pop()
+
+        @functools.wraps(function)
+        def switched(*args, **kwargs):
+            with self:
+                return function(*args, **kwargs)
+
+        return switched
 
 
 class no_grad(set_grad_enabled):
     """Within `with culpa.no_grad():` ops record nothing: results are plain constants (for updates, eval)."""
 
-    def __init__(self):
-        super().__init__(False)
+    def __init__(self):  # unlike set_grad_enabled(False), creating it switches nothing yet
+        self.mode, self._saved, self._pending = False, [], False
 # --8<-- [end:no_grad]
 
 
@@ -61,6 +95,13 @@ def _to_array(data):
         return array
     if array.dtype.kind in "biu":
         return array.astype(np.float64)
+    if array.dtype.kind in "US":
+        shown = repr(data) if len(repr(data)) <= 40 else repr(data)[:37] + "..."
+        raise TypeError(
+            f"culpa.Tensor holds numbers, but got text ({type(data).__name__} {shown}): strings are not "
+            "numbers, even when they look like one. Convert them first: float('2.5') for one value, "
+            "np.array(values, dtype=float) for several."
+        )
     raise TypeError(
         f"culpa.Tensor holds numbers: got {type(data).__name__} (dtype {array.dtype}); "
         "pass a Python number, a list of numbers or a NumPy array of numbers"
@@ -160,14 +201,37 @@ class Tensor:
         return op_result(-self.data, "neg", (self,), lambda g: (-g,))
 
     def __pow__(self, exponent):
-        if isinstance(exponent, Tensor) or not isinstance(exponent, int | float | np.number):
+        if isinstance(exponent, Tensor):
+            raise TypeError("pow: the exponent must be a number, not Tensor: culpa differentiates x ** p for "
+                            "a number p. For a Tensor exponent u, write (u * x.log()).exp() (for x > 0).")
+        if not isinstance(exponent, _SCALARS):
             raise TypeError(f"pow: the exponent must be a number, not {type(exponent).__name__}")
+        p = exponent.item() if isinstance(exponent, np.generic) else exponent  # weak: keeps float32
         a = self
 
-        def backward(g):  # d(a**p)/da = p * a**(p-1)
-            return (g * (exponent * a.data ** (exponent - 1)),)
+        def backward(g):  # d(a**p)/da = p * a**(p-1), and 0 for p = 0 (where 0 * 0**-1 would be nan)
+            if p == 0:
+                return (np.zeros(a.data.shape, a.data.dtype),)
+            return (g * (p * a.data ** (p - 1)),)
 
-        return op_result(a.data**exponent, "pow", (a,), backward)
+        return op_result(a.data**p, "pow", (a,), backward)
+
+    def __rpow__(self, base):
+        b, t = _lift(base, self, "pow"), self
+        if (b.data < 0).any():
+            raise ValueError(
+                f"pow: base ** t with a negative base ({b.data.min()}) is not a real number for most t; "
+                "culpa differentiates base ** t = exp(t log base) for base >= 0. Take the sign out first."
+            )
+        out = _broadcasting(np.power, b, t, "pow")
+
+        def backward(g):  # d(b**t)/dt = b**t log(b); 0 where b = 0 and t >= 0 (0**t is flat there, as torch)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                slope = out * np.log(b.data)
+            slope = np.where((b.data == 0) & (t.data >= 0), 0, slope).astype(out.dtype, copy=False)
+            return (unbroadcast(g * slope, t.data.shape),)
+
+        return op_result(out, "pow", (t,), backward)
 
     __radd__ = __add__
     __rmul__ = __mul__
@@ -207,7 +271,7 @@ class Tensor:
                 gb = gb.reshape(b.shape)
             return (ga, gb)
 
-        return op_result(a.data @ b.data, "matmul", (a, b), backward)
+        return op_result(_matmul(a.data, b.data), "matmul", (a, b), backward)
     # --8<-- [end:op_matmul]
 
     def __rmatmul__(self, other):
@@ -222,10 +286,14 @@ class Tensor:
                 g = np.expand_dims(g, axis)
             return (np.broadcast_to(g, shape).copy(),)
 
-        return op_result(self.data.sum(axis=axis, keepdims=keepdims), "sum", (self,), backward)
+        with _axis_named("sum", axis, shape):
+            out = self.data.sum(axis=axis, keepdims=keepdims)
+        return op_result(out, "sum", (self,), backward)
 
     def mean(self, axis=None, keepdims=False):
-        shape, out = self.data.shape, self.data.mean(axis=axis, keepdims=keepdims)
+        shape = self.data.shape
+        with _axis_named("mean", axis, shape):
+            out = self.data.mean(axis=axis, keepdims=keepdims)
         count = self.data.size // max(np.size(out), 1)
 
         def backward(g):  # each of the `count` averaged elements gets 1/count of g
@@ -237,8 +305,12 @@ class Tensor:
 
     def reshape(self, *shape):
         old = self.shape
-        if len(shape) == 1 and isinstance(shape[0], tuple | list):
-            shape = tuple(shape[0])
+        sizes = shape[0] if len(shape) == 1 and isinstance(shape[0], tuple | list | np.ndarray) else shape
+        try:
+            shape = tuple(operator.index(n) for n in sizes)
+        except TypeError:
+            raise TypeError(f"reshape: sizes must be whole numbers, got {sizes!r}; write t.reshape(2, 3) or "
+                            "t.reshape((2, 3)), with -1 for the one size to infer") from None
         try:
             data = self.data.reshape(shape)
         except ValueError:
@@ -288,6 +360,9 @@ class Tensor:
         if not self.requires_grad:
             raise _no_grad_error(self)
         order = topo_order(self)
+        for node in order:  # refuse before anything changes: nothing written
+            if node._backward is _released:
+                raise _released_error(node)
         _backpropagate({self: _seed(grad, self)}, order, retain_graph)
 
 
@@ -304,8 +379,6 @@ def _backpropagate(grads, order, retain_graph):
         local_backward, parents = node._backward, node._parents
         if local_backward is None:  # the root was a leaf
             continue
-        if local_backward is _released:
-            raise _released_error(node)
         if not retain_graph:  # drop the links now: activations are freed
             node._backward, node._parents = _released, ()
         try:
@@ -314,6 +387,8 @@ def _backpropagate(grads, order, retain_graph):
             parent_grads = _recheck_non_finite(node, local_backward, g, error)
         if type(parent_grads) is not tuple or len(parent_grads) != len(parents):
             raise _gradient_count_error(node, parent_grads, parents)
+        held = g if g.base is None else g.base  # the memory node.grad holds
+        taken = [] if len(parents) > 1 else None  # memory of shares handed out
         for parent, pg in zip(parents, parent_grads):  # noqa: B905 (checked)
             if pg is None:
                 continue
@@ -322,10 +397,24 @@ def _backpropagate(grads, order, retain_graph):
                 pg.dtype is not data.dtype and pg.dtype != data.dtype
             ):  # a NumPy scalar, or a mixed-dtype result
                 pg = np.asarray(pg, dtype=data.dtype)
+            if pg.shape != data.shape:
+                raise _gradient_shape_error(
+                    node, parents.index(parent), pg.shape, data.shape)
+            memory = pg if pg.base is None else pg.base
+            if memory is held:  # g itself (add) or a view of it (reshape, .T)
+                pg = memory = pg.copy()
+            elif taken:  # an op with several inputs may hand out one array twice
+                for other in taken:
+                    if memory is other:
+                        pg = memory = pg.copy()
+                        break
+            if taken is not None:
+                taken.append(memory)
             if parent._backward is None:  # a leaf: its share goes in now
                 parent.grad = pg if parent.grad is None else parent.grad + pg
             else:  # wait until every consumer has added its share
                 grads[parent] = grads[parent] + pg if parent in grads else pg
+        held = taken = memory = None  # let g go as soon as its node does
 # --8<-- [end:backward]
 
 
@@ -339,7 +428,7 @@ def _no_grad_error(tensor):
 def _released_error(node):
     return RuntimeError(
         f"backward: the graph through op {node.op!r} was already used by a backward pass "
-        "and released, so this pass stopped there (its gradients are incomplete). Run the "
+        "and released, so this pass would be incomplete; it changed nothing. Run the "
         "forward pass again, or call the first backward(retain_graph=True)."
     )
 
@@ -350,6 +439,14 @@ def _gradient_count_error(node, parent_grads, parents):
     return TypeError(
         f"backward of op {node.op!r} returned {got} for its {len(parents)} input(s): a backward function "
         "returns a tuple with one gradient per input, in the order of the inputs (None where none is needed)"
+    )
+
+
+def _gradient_shape_error(node, position, got, shape):
+    return ValueError(
+        f"backward of op {node.op!r} returned a gradient of shape {got} for its input {position} of shape "
+        f"{shape}: each gradient must have the shape of its input. If the forward pass broadcast that input, "
+        "sum the gradient back to its shape with culpa.unbroadcast(grad, shape)."
     )
 
 
@@ -379,8 +476,9 @@ def _seed(grad, root):
                 f"shape {root.data.shape}. Reduce it first (e.g. .sum() or .mean()), or pass the gradient of "
                 f"the final result with respect to it: an array of shape {root.data.shape}."
             )
-        return np.array(1, dtype=root.data.dtype).reshape(root.data.shape)
-    grad = _to_array(grad).astype(root.data.dtype, copy=False)
+        one = np.array(1, dtype=root.data.dtype)
+        return one if root.data.ndim == 0 else one.reshape(root.data.shape)  # (reshape costs a microsecond)
+    grad = np.array(_to_array(grad), dtype=root.data.dtype)  # a copy: .grad never keeps the caller's array
     if grad.shape != root.data.shape:
         raise ValueError(f"backward: the gradient has shape {grad.shape}, but the tensor has shape "
                          f"{root.data.shape}; pass an array of shape {root.data.shape}")
@@ -423,6 +521,9 @@ def unbroadcast(grad, shape):
 # --8<-- [end:unbroadcast]
 
 
+_on_record = None  # None, or a function called with every result that op_result records
+
+
 # --8<-- [start:op_result]
 def op_result(data, op, parents, backward):
     """The tensor an op returns. It records its parents and `backward` only if a gradient can flow.
@@ -437,17 +538,22 @@ def op_result(data, op, parents, backward):
         for parent in parents:
             if parent.requires_grad:
                 out.requires_grad, out._parents, out._backward = True, parents, backward
+                if _on_record is not None:  # checkpoint and gradcheck watch what a function records
+                    _on_record(out)
                 return out
     out.requires_grad, out._parents, out._backward = False, (), None  # a constant: no past to record
     return out
 # --8<-- [end:op_result]
 
 
+_SCALARS = (int, float, np.integer, np.floating, np.bool_)  # bool is an int
+
+
 def _lift(x, like, op):
-    """The other operand as a Tensor. A Python number takes the dtype of `like` (float32 stays float32)."""
+    """The other operand as a Tensor. A scalar (Python or NumPy) takes the dtype of `like`."""
     if isinstance(x, Tensor):
         return x
-    if isinstance(x, int | float) and not isinstance(x, bool):
+    if isinstance(x, _SCALARS):
         return Tensor(np.asarray(x, dtype=like.data.dtype))
     if isinstance(x, np.ndarray | np.number | list | tuple):
         return Tensor(x)
@@ -464,6 +570,36 @@ def _broadcasting(ufunc, a, b, op):
         ) from None
 
 
+def _matmul(A, B):
+    try:
+        return A @ B
+    except ValueError:  # the inner dimensions fit (checked before): the batch dimensions do not
+        raise ValueError(
+            f"matmul: shapes {A.shape} @ {B.shape} do not fit: their batch dimensions {A.shape[:-2]} and "
+            f"{B.shape[:-2]} do not broadcast. Aligned from the right, each pair must be equal or one be 1."
+        ) from None
+
+
+class _axis_named:
+    """`with _axis_named(op, axis, shape):` turns NumPy's AxisError into one naming the op and the shape."""
+
+    def __init__(self, op, axis, shape):
+        self.op, self.axis, self.shape = op, axis, shape
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, error, traceback):
+        if kind is None or not issubclass(kind, np.exceptions.AxisError):
+            return False
+        ndim, axes = len(self.shape), self.axis if isinstance(self.axis, tuple) else (self.axis,)
+        bad = next((a for a in axes if not -ndim <= a < ndim), self.axis)
+        allowed = f"use an axis from {-ndim} to {ndim - 1}" if ndim else "a 0-d tensor has none: axis=None"
+        raise np.exceptions.AxisError(
+            f"{self.op}: axis {bad} is out of range for shape {self.shape} ({ndim} dimensions): {allowed}"
+        ) from None
+
+
 def _matmul_error(left, right):
     if not left or not right:
         return ValueError(f"matmul: both operands need at least one dimension, got shapes {left} and {right}")
@@ -477,7 +613,8 @@ def _matmul_error(left, right):
 def softmax(z, axis=-1):
     """exp(z) / sum(exp(z)) along `axis`, shifted by the max so that large logits do not overflow."""
     z = z if isinstance(z, Tensor) else Tensor(z)
-    e = np.exp(z.data - z.data.max(axis=axis, keepdims=True))
+    with _axis_named("softmax", axis, z.data.shape):
+        e = np.exp(z.data - z.data.max(axis=axis, keepdims=True))
     p = e / e.sum(axis=axis, keepdims=True)
     return op_result(p, "softmax", (z,), lambda g: (p * (g - (g * p).sum(axis=axis, keepdims=True)),))
 
@@ -485,7 +622,8 @@ def softmax(z, axis=-1):
 def log_softmax(z, axis=-1):
     """z - logsumexp(z) along `axis`, computed stably."""
     z = z if isinstance(z, Tensor) else Tensor(z)
-    shifted = z.data - z.data.max(axis=axis, keepdims=True)
+    with _axis_named("log_softmax", axis, z.data.shape):
+        shifted = z.data - z.data.max(axis=axis, keepdims=True)
     out = shifted - np.log(np.exp(shifted).sum(axis=axis, keepdims=True))
     return op_result(out, "log_softmax", (z,), lambda g: (g - np.exp(out) * g.sum(axis=axis, keepdims=True),))
 
@@ -523,6 +661,8 @@ def _target_positions(target, rows, shape):
     if type(target) is not np.ndarray or target.ndim != 1 or target.dtype.kind not in "iu":
         target = np.asarray(target.data if isinstance(target, Tensor) else target)
         if target.dtype.kind == "f" and (target == target.round()).all():
+            if not (np.abs(target) < rows.shape[-1] + 1).all():  # would wrap around as an integer
+                raise _target_error(shape, rows.shape[-1], target)
             target = target.astype(np.intp)  # a Tensor of class indices holds them as floats
         if target.dtype.kind not in "iu":
             raise TypeError(f"cross_entropy: target must hold integer class indices, not {target.dtype}")
@@ -533,5 +673,9 @@ def _target_positions(target, rows, shape):
             return np.ravel_multi_index((np.arange(rows.shape[0]), target), rows.shape)
         except ValueError:
             pass
-    raise ValueError(f"cross_entropy: logits of shape {shape} need one class index in "
-                     f"[0, {classes}) per row, as integers; got target {target.tolist()}")
+    raise _target_error(shape, classes, target)
+
+
+def _target_error(shape, classes, target):
+    return ValueError(f"cross_entropy: logits of shape {shape} need one class index in "
+                      f"[0, {classes}) per row, as integers; got target {target.tolist()}")

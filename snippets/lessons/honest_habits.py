@@ -67,6 +67,41 @@ print("the same bug at x = 0 passes unnoticed:", error < 1e-8)
 # --8<-- [end:planted_bug]
 
 
+# --8<-- [start:guilty_op]
+def swish_slipped(x):
+    """swish once more, with another slip: a minus for a plus."""
+    s = 1 / (1 + np.exp(-x.data))
+    out = x.data * s
+
+    def backward(g):
+        return (g * (s - out * (1 - s)),)  # should be s + x s (1 - s)
+
+    return culpa.op_result(out, "swish", (x,), backward)
+
+
+layers = [culpa.nn.Linear(3, 4, rng=3), culpa.nn.Linear(4, 2, rng=4)]
+inputs = np.random.default_rng(8).normal(size=(6, 3))
+labels = [0, 1, 1, 0, 1, 0]
+
+
+def network_loss(*params):  # (1)!
+    hidden = swish_slipped(layers[0](inputs))
+    return culpa.cross_entropy(layers[1](hidden), labels)
+
+
+params = [p for layer in layers for p in layer.parameters()]
+try:
+    culpa.check.gradcheck(network_loss, params)
+except culpa.check.GradcheckError as caught:
+    deep = caught
+culprit = deep.culprit  # (2)!
+print("output op:", deep.output_op, "  guilty op:", culprit.op)
+print("its inputs:", culprit.input_shapes, "  worst element:", culprit.index)
+print(f"backward {culprit.analytic:.4f}   finite differences "
+      f"{culprit.numeric:.4f}   relative error {culprit.relative_error:.2f}")
+# --8<-- [end:guilty_op]
+
+
 # --8<-- [start:kink]
 def relu_loss(t):
     return t.relu().sum()

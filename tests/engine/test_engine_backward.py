@@ -120,3 +120,84 @@ def test_the_gc_test_would_notice_a_cycle():
     finally:
         gc.enable()
     assert found > 0
+
+
+# ---- every tensor owns its gradient (a shared array would let `p.grad *= 0.5` scale another one) ----
+
+
+def assert_no_two_grads_share_memory(tensors):
+    grads = [(i, t.grad) for i, t in enumerate(tensors) if t.grad is not None]
+    for n, (i, a) in enumerate(grads):
+        for j, b in grads[n + 1:]:
+            assert not np.shares_memory(a, b), f"tensors {i} and {j} share one gradient array"
+
+
+def test_add_gives_each_input_its_own_gradient_array():
+    a, b = Tensor([1.0, 2.0], requires_grad=True), Tensor([3.0, 4.0], requires_grad=True)
+    s = a + b
+    s.sum().backward()
+    assert_no_two_grads_share_memory([a, b, s])
+    a.grad *= 0.5  # how people clip a gradient
+    assert np.array_equal(b.grad, [1.0, 1.0]) and np.array_equal(s.grad, [1.0, 1.0])
+
+
+@pytest.mark.parametrize("view", ["reshape", "T", "sub", "add_broadcast_free", "op returning (t, t)"])
+def test_views_and_pass_through_gradients_are_not_shared(view):
+    x = Tensor(np.arange(6.0).reshape(2, 3), requires_grad=True)
+    y = Tensor(np.ones((2, 3)), requires_grad=True)
+    if view == "reshape":
+        h = x.reshape(3, 2)
+        out = h.reshape(6)
+    elif view == "T":
+        h = x.T
+        out = h.T * 1.0
+    elif view == "sub":
+        h = x - y
+        out = h * 1.0
+    elif view == "add_broadcast_free":
+        h = x + y
+        out = h + x
+    else:
+        def twice(g):
+            t = g * 2
+            return (t, t)
+
+        h = culpa.op_result(x.data + y.data, "twice", (x, y), twice)
+        out = h * 1.0
+    out.backward(np.ones(out.shape))
+    tensors = [x, y, h, out]
+    assert_no_two_grads_share_memory(tensors)
+    before = [None if t.grad is None else t.grad.copy() for t in tensors]
+    x.grad *= 0.5
+    for t, grad in zip(tensors[1:], before[1:], strict=True):
+        assert grad is None or np.array_equal(t.grad, grad)
+
+
+def test_backward_does_not_keep_the_callers_gradient_array():
+    x = Tensor([1.0, 2.0, 3.0], requires_grad=True)
+    y = x * 1.0
+    seed = np.array([1.0, 0.0, 2.0])
+    y.backward(seed)
+    assert not np.shares_memory(y.grad, seed) and not np.shares_memory(x.grad, seed)
+    seed[:] = 99.0  # editing the array passed to backward later must not change any .grad
+    assert np.array_equal(y.grad, [1.0, 0.0, 2.0]) and np.array_equal(x.grad, [1.0, 0.0, 2.0])
+    leaf = Tensor([1.0, 2.0], requires_grad=True)
+    seed = np.ones(2)
+    leaf.backward(seed)  # backward of a leaf: the seed is its gradient, a copy of it
+    seed[0] = 5.0
+    assert np.array_equal(leaf.grad, [1.0, 1.0])
+
+
+def test_a_refused_backward_changes_no_gradient_and_releases_nothing():
+    w = Tensor([1.0, 2.0], requires_grad=True)
+    v = Tensor([3.0, 4.0], requires_grad=True)
+    h = w.exp()
+    (h * 2).sum().backward()  # releases h's graph
+    w_grad = w.grad.copy()
+    loss = (v * 2).sum() + (h * 3).sum()  # v is reached before the released h
+    with pytest.raises(RuntimeError, match=r"op 'exp' was already used"):
+        loss.backward()
+    assert loss.grad is None and v.grad is None and np.array_equal(w.grad, w_grad)
+    assert loss._parents != ()  # the refused pass did not release the new part of the graph either
+    with pytest.raises(RuntimeError, match=r"op 'exp' was already used"):
+        loss.backward()  # and it says so again, the same way

@@ -8,6 +8,7 @@ from culpa import Tensor
 from culpa.check import (
     GradcheckError,
     find_bad_gradients,
+    find_culprit,
     finite_difference,
     gradcheck,
     max_relative_error,
@@ -92,7 +93,8 @@ def test_gradcheck_names_the_ops_of_a_composite_with_a_planted_mistake(monkeypat
     monkeypatch.setattr(Tensor, "tanh", wrong_tanh)
     model = culpa.nn.MLP([2, 3, 2], rng=0)
     X = np.random.default_rng(1).standard_normal((4, 2))
-    with pytest.raises(GradcheckError, match=r"op 'cross_entropy' \(ops in f: linear, tanh, cross_entropy\)"):
+    expected = r"op 'tanh' .*output op 'cross_entropy' \(ops in f: linear, tanh, cross_entropy\)"
+    with pytest.raises(GradcheckError, match=expected):
         gradcheck(lambda *params: culpa.cross_entropy(model(X), [0, 1, 1, 0]), model.parameters())
 
 
@@ -171,3 +173,83 @@ def test_finite_difference_names_a_step_too_small_for_the_dtype():
     with pytest.raises(ValueError, match=expected):
         culpa.check.finite_difference(lambda t: (t * t).sum(), [x], eps=1e-6)
     assert x.data.tolist() == [1000.0, 2.0]  # the input is restored
+
+
+def log_near_zero(t):
+    return t.log().sum()  # x - eps < 0 for the first element: the nudged evaluation raises
+
+
+@pytest.mark.parametrize("check", ["finite_difference", "gradcheck"])
+def test_an_input_is_restored_even_when_f_raises_during_a_nudge(check):
+    x = Tensor(np.array([1e-7, 2.0]), requires_grad=True)
+    run = {"finite_difference": lambda: finite_difference(log_near_zero, [x], eps=1e-6),
+           "gradcheck": lambda: gradcheck(log_near_zero, [x], eps=1e-6)}[check]
+    with pytest.raises(ValueError, match="^log:"):
+        run()
+    assert x.data.tolist() == [1e-7, 2.0]
+
+
+# ---- naming the guilty op, deep inside: each recorded op checked on its own ----
+
+
+def wrong_sigmoid(self):
+    """sigmoid with a planted mistake: the derivative forgets the factor (1 - s)."""
+    out = np.exp(-np.logaddexp(0, -self.data))
+    return culpa.op_result(out, "sigmoid", (self,), lambda g: (g * out,))
+
+
+def test_gradcheck_names_the_guilty_op_deep_inside_a_network(monkeypatch):
+    monkeypatch.setattr(Tensor, "sigmoid", wrong_sigmoid)
+    model = culpa.nn.MLP([3, 4, 2], activation="sigmoid", rng=0)
+    X = np.random.default_rng(1).standard_normal((5, 3))
+    with pytest.raises(GradcheckError) as caught:
+        gradcheck(lambda *params: culpa.cross_entropy(model(X), [0, 1, 1, 0, 1]), model.parameters())
+    error = caught.value
+    culprit = error.culprit
+    assert error.op == "sigmoid" and culprit.op == "sigmoid"
+    assert culprit.input_shapes == [(5, 4)] and culprit.input_position == 0
+    assert culprit.relative_error > 1e-2 and abs(culprit.analytic - culprit.numeric) > 1e-3
+    message = str(error)
+    assert "op 'sigmoid'" in message and "(5, 4)" in message and "cross_entropy" in message
+    assert error.output_op == "cross_entropy"
+
+
+def test_the_guilty_op_is_the_first_in_backward_order_and_the_right_ops_pass(monkeypatch):
+    """Two wrong ops: the one backward meets first is named (the other one receives a wrong gradient)."""
+    monkeypatch.setattr(Tensor, "tanh", wrong_tanh)
+    monkeypatch.setattr(Tensor, "sigmoid", wrong_sigmoid)
+    x = Tensor(np.random.default_rng(2).standard_normal((2, 3)), requires_grad=True, name="x")
+    w = Tensor(np.random.default_rng(3).standard_normal((3, 3)), requires_grad=True, name="w")
+    with pytest.raises(GradcheckError) as caught:
+        gradcheck(lambda a, b: ((a @ b).tanh() * 2.0).sigmoid().sum(), [x, w])
+    assert caught.value.culprit.op == "sigmoid"
+    with pytest.raises(GradcheckError) as caught:
+        gradcheck(lambda a, b: ((a @ b).tanh() * 2.0).exp().sum(), [x, w])
+    culprit = caught.value.culprit
+    assert culprit.op == "tanh" and culprit.input_shapes == [(2, 3)]
+    assert len(culprit.index) == 2 and x.grad is None and w.grad is None  # inputs left as found
+
+
+def test_a_local_check_holds_the_other_inputs_of_the_op_fixed(monkeypatch):
+    """h * tanh(h): the mul's local derivative w.r.t. its first input is tanh(h), not d(h tanh h)/dh."""
+    def wrong_mul_first(a, b):  # a mul whose derivative for its left input is wrong
+        return culpa.op_result(a.data * b.data, "mul", (a, b),
+                               lambda g: (g * b.data * 1.5, g * a.data))
+
+    x = Tensor(np.random.default_rng(4).standard_normal(4), requires_grad=True)
+    with pytest.raises(GradcheckError) as caught:
+        gradcheck(lambda t: wrong_mul_first(t.exp(), t.exp().tanh()).sum(), [x])
+    culprit = caught.value.culprit
+    assert culprit.op == "mul" and culprit.input_position == 0 and culprit.input_shapes == [(4,), (4,)]
+
+
+@pytest.mark.parametrize("f", [
+    lambda t: ((h := t.exp()) * h.tanh()).sum(),  # the other input of mul depends on the first
+    lambda t: (t.reshape(2, 2) * t.reshape(2, 2).T).sum(),  # ...or is a view of the same memory
+    lambda t: (t * t).sigmoid().sum(),  # one tensor in both places: its shares are summed
+    lambda t: culpa.cross_entropy(t.reshape(2, 2) @ t.reshape(2, 2), [1, 0]),
+], ids=["dependent", "view", "same tensor twice", "matmul and cross_entropy"])
+def test_right_ops_are_not_blamed_when_checked_on_their_own(f):
+    x = Tensor(np.array([0.3, -0.7, 1.1, 0.4]), requires_grad=True)
+    assert gradcheck(f, [x]) < 1e-6
+    assert find_culprit(f, [x]) is None

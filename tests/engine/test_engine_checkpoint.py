@@ -87,3 +87,57 @@ def test_checkpoint_sequential_takes_a_list_of_functions():
     )
     with pytest.raises(ValueError, match="segments"):
         checkpoint_sequential(functions, 0, x)
+
+
+def closing_over_a_shared_non_leaf(use_checkpoint):
+    """A segment that closes over h, a non-leaf tensor that the rest of the graph also uses."""
+    rng = np.random.default_rng(5)
+    w = Tensor(rng.standard_normal(3), requires_grad=True)
+    x = Tensor(rng.standard_normal(3), requires_grad=True)
+    h = w.tanh()
+
+    def segment(t):
+        return (t * h).exp()
+
+    inside = checkpoint(segment, x) if use_checkpoint else segment(x)
+    loss = inside.sum() + (h * h).sum()
+    loss.backward()
+    return loss.item(), w.grad, x.grad
+
+
+def test_a_segment_closing_over_a_non_leaf_used_elsewhere_backpropagates_as_the_plain_run():
+    plain = closing_over_a_shared_non_leaf(False)
+    ckpt = closing_over_a_shared_non_leaf(True)
+    assert plain[0] == ckpt[0]
+    assert np.array_equal(plain[1], ckpt[1]) and np.array_equal(plain[2], ckpt[2])
+
+
+def overflowing(use_checkpoint):
+    x = Tensor([1000.0, 0.0], requires_grad=True)
+    with np.errstate(over="ignore"):  # the caller allows exp(1000) to overflow to inf
+        y = checkpoint(Tensor.exp, x) if use_checkpoint else x.exp()
+    y.sum().backward()  # d exp = exp: the plain run hands back inf, as NumPy computed it
+    return y.data, x.grad
+
+
+def test_a_segment_recomputes_under_the_floating_point_state_of_its_forward_pass():
+    plain_y, plain_grad = overflowing(False)
+    ckpt_y, ckpt_grad = overflowing(True)
+    assert np.array_equal(plain_y, [np.inf, 1.0]) and np.array_equal(ckpt_y, plain_y)
+    assert np.array_equal(plain_grad, [np.inf, 1.0]) and np.array_equal(ckpt_grad, plain_grad)
+
+
+def test_a_parameter_used_inside_and_outside_a_segment_gets_both_shares():
+    layer = culpa.nn.Linear(3, 3, rng=2)
+    x = Tensor(np.random.default_rng(6).standard_normal((2, 3)), requires_grad=True)
+
+    def run(use_checkpoint):
+        layer.zero_grad()
+        x.zero_grad()
+        inner = checkpoint(lambda t: layer(t).tanh(), x) if use_checkpoint else layer(x).tanh()
+        (layer(inner) * 0.5).sum().backward()
+        return [layer.weight.grad.copy(), layer.bias.grad.copy(), x.grad.copy()]
+
+    plain, ckpt = run(False), run(True)
+    assert all(np.allclose(p, c, rtol=1e-15, atol=1e-15) for p, c in zip(plain, ckpt, strict=True))
+    assert layer.weight._parents == () and layer.weight.grad is not None  # the leaf is a leaf again

@@ -142,3 +142,67 @@ def test_reshape_error_names_both_shapes():
 def test_mlp_rejects_an_unknown_activation():
     with pytest.raises(ValueError, match="'tanh', 'sigmoid', 'relu'"):
         culpa.nn.MLP([2, 3], activation="gelu")
+
+
+@pytest.mark.parametrize(
+    "gradient, needle",
+    [
+        (lambda g: (g,), "a gradient of shape () for its input 0 of shape (3,)"),  # forgot to broadcast back
+        (lambda g: (np.ones((2, 3)),), "a gradient of shape (2, 3) for its input 0 of shape (3,)"),
+        (lambda g: (1.0,), "a gradient of shape () for its input 0 of shape (3,)"),
+    ],
+)
+def test_an_op_whose_backward_returns_a_gradient_of_the_wrong_shape_is_named(gradient, needle):
+    a = Tensor([1.0, 2.0, 3.0], requires_grad=True)
+    out = culpa.op_result(a.data.sum(), "my_sum", (a,), gradient)
+    with pytest.raises(ValueError, match=r"^backward of op 'my_sum' returned " + re.escape(needle)) as error:
+        out.backward()
+    assert "unbroadcast" in str(error.value)  # what to do
+    assert a.grad is None
+
+
+def test_batched_matmul_with_batch_dimensions_that_do_not_broadcast():
+    with pytest.raises(ValueError, match=r"^matmul: shapes \(2, 3, 4\) @ \(3, 4, 5\).*batch") as error:
+        Tensor(np.ones((2, 3, 4))) @ Tensor(np.ones((3, 4, 5)))
+    assert "(2,) and (3,)" in str(error.value)
+
+
+@pytest.mark.parametrize("op", ["softmax", "log_softmax", "sum", "mean"])
+def test_an_axis_out_of_range_names_the_op_and_the_shape(op):
+    z = Tensor(np.ones((2, 3)))
+    apply = {"softmax": lambda: culpa.softmax(z, axis=2), "log_softmax": lambda: culpa.log_softmax(z, axis=2),
+             "sum": lambda: z.sum(axis=2), "mean": lambda: z.mean(axis=(0, 2))}[op]
+    with pytest.raises(ValueError, match=rf"^{op}: axis 2 is out of range for shape \(2, 3\).*-2 to 1"):
+        apply()
+
+
+def test_reshape_takes_sizes_in_any_sequence_and_names_what_is_not_a_size():
+    t = Tensor(np.arange(6.0), requires_grad=True)
+    for sizes in (np.array([2, 3]), [2, 3], (2, 3), (np.int64(2), 3)):
+        out = t.reshape(sizes) if not isinstance(sizes, tuple) or len(sizes) != 2 else t.reshape(*sizes)
+        assert out.shape == (2, 3)
+    with pytest.raises(TypeError, match=r"^reshape: sizes must be whole numbers.*2\.5"):
+        t.reshape(2.5, 3)
+    with pytest.raises(TypeError, match=r"^reshape: sizes must be whole numbers"):
+        t.reshape("23")
+
+
+def test_tensor_to_a_tensor_power_says_what_to_write():
+    x = Tensor([1.0, 2.0])
+    expected = r"^pow: the exponent must be a number, not Tensor.*log\(\)\)\.exp\(\)"
+    with pytest.raises(TypeError, match=expected):
+        x**x
+
+
+def test_cross_entropy_reports_a_huge_float_target_as_given():
+    z = Tensor(np.zeros((2, 3)))
+    with pytest.raises(ValueError, match=r"per row") as error:
+        culpa.cross_entropy(z, [1e20, 0.0])
+    assert "1e+20" in str(error.value) and "-9223372036854775808" not in str(error.value)
+
+
+@pytest.mark.parametrize("text", [["a", "b"], "2.5", np.array(["1", "2"]), [b"x"]])
+def test_strings_are_not_numbers(text):
+    with pytest.raises(TypeError, match=r"text .*strings are not numbers.*float\(") as error:
+        Tensor(text)
+    assert "dtype <U" not in str(error.value)

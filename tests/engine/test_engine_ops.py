@@ -364,3 +364,118 @@ def test_op_names_are_recorded():
 def test_max_relative_error_is_small_in_float64_at_a_good_step():
     x = leaf(3, 4)
     assert max_relative_error(lambda t: (t * t).tanh().sum(), [x], eps=1e-5) < 1e-8
+
+
+# ---- recording on and off ----
+
+
+@pytest.fixture
+def recording_restored():
+    """Whatever a test does to the recording switch, the next test starts with recording on."""
+    yield
+    culpa.tensor._grad_enabled = True
+
+
+def test_a_recursive_no_grad_function_turns_recording_back_on(recording_restored):
+    w = Tensor([1.0, 2.0], requires_grad=True)
+
+    @culpa.no_grad()
+    def depth(n):  # one decorator instance, entered again by every nested call
+        assert not (w * 2).requires_grad
+        return 0 if n == 0 else 1 + depth(n - 1)
+
+    assert depth(3) == 3
+    assert (w * 2).requires_grad  # recording is on again after the outermost call
+
+
+def test_set_grad_enabled_works_as_a_call_a_block_and_a_decorator(recording_restored):
+    w = Tensor([1.0, 2.0], requires_grad=True)
+    culpa.set_grad_enabled(False)  # the torch idiom: a plain call switches recording off...
+    assert not (w * 2).requires_grad
+    culpa.set_grad_enabled(True)  # ...and on again
+    assert (w * 2).requires_grad
+    with culpa.set_grad_enabled(False):
+        assert not (w * 2).requires_grad
+        with culpa.set_grad_enabled(True):
+            assert (w * 2).requires_grad
+        assert not (w * 2).requires_grad
+    assert (w * 2).requires_grad
+
+    @culpa.set_grad_enabled(False)  # decorating switches nothing by itself
+    def frozen(n):
+        return (w * 2).requires_grad if n == 0 else frozen(n - 1)
+
+    assert (w * 2).requires_grad
+    assert frozen(2) is False and (w * 2).requires_grad
+    block = culpa.no_grad()
+    with block:
+        with block:  # the same instance, nested
+            pass
+        assert not (w * 2).requires_grad
+    assert (w * 2).requires_grad
+
+
+# ---- x ** 0, and a number raised to a Tensor ----
+
+
+def test_the_derivative_of_x_to_the_0_is_0_even_at_0():
+    x = Tensor([0.0, 2.0, -1.5], requires_grad=True)
+    (x**0).sum().backward()
+    assert np.array_equal(x.grad, [0.0, 0.0, 0.0])
+    scalar = Tensor(0.0, requires_grad=True)
+    (scalar ** np.int64(0)).backward()
+    assert scalar.grad == 0.0
+
+
+@pytest.mark.parametrize("base", [2, 0.5, np.float64(3.0), np.array([2.0, 3.0, 0.5])])
+def test_a_number_raised_to_a_tensor(base):
+    x = leaf(3, seed=4)
+    assert gradcheck(lambda t: base**t, [x], rtol=RTOL) <= RTOL
+    assert np.allclose((base**x).data, np.power(base, x.data), rtol=0, atol=0)
+    assert (base**x).op == "pow"
+
+
+def test_zero_raised_to_a_tensor_has_the_limits_torch_uses():
+    x = Tensor([0.0, 1.0, 2.0], requires_grad=True)
+    (0**x).sum().backward()  # 0**x is 1 at 0 and 0 above: the slope is 0 there, not nan
+    assert np.array_equal(x.grad, [0.0, 0.0, 0.0])
+    with pytest.raises(ValueError, match=r"^pow: .*negative base"):
+        (-2.0) ** x
+
+
+# ---- one dtype rule for scalars ----
+
+SCALARS = {
+    "int": 2, "float": 2.0, "bool": True,
+    "np.int8": np.int8(2), "np.int64": np.int64(2), "np.uint8": np.uint8(2), "np.bool_": np.bool_(True),
+    "np.float16": np.float16(2), "np.float32": np.float32(2), "np.float64": np.float64(2),
+}
+SCALAR_OPS = {
+    "add": lambda t, s: t + s, "radd": lambda t, s: s + t,
+    "sub": lambda t, s: t - s, "rsub": lambda t, s: s - t,
+    "mul": lambda t, s: t * s, "rmul": lambda t, s: s * t,
+    "div": lambda t, s: t / s, "rdiv": lambda t, s: s / t,
+    "pow": lambda t, s: t**s, "rpow": lambda t, s: s**t,
+}
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("scalar", SCALARS)
+@pytest.mark.parametrize("op", SCALAR_OPS)
+def test_a_scalar_never_changes_the_dtype_of_a_tensor(dtype, scalar, op):
+    """The rule: a Python or NumPy scalar takes the Tensor's dtype; only arrays and Tensors promote."""
+    t = Tensor(np.array([0.5, 1.5], dtype=dtype), requires_grad=True)
+    out = SCALAR_OPS[op](t, SCALARS[scalar])
+    assert out.dtype == dtype
+    out.sum().backward()
+    assert t.grad.dtype == dtype
+
+
+def test_arrays_and_tensors_of_another_dtype_follow_numpy_promotion():
+    t32 = Tensor(np.ones(2, dtype=np.float32))
+    assert (t32 * np.ones(2)).dtype == np.float64
+    assert (t32 * np.array(2.0)).dtype == np.float64  # a 0-d array is an array
+    assert (t32 * Tensor(np.ones(2))).dtype == np.float64
+    assert (t32 * np.ones(2, dtype=np.float32)).dtype == np.float32
+    with pytest.raises(TypeError, match="complex"):
+        t32 * np.complex128(1 + 2j)
