@@ -403,7 +403,7 @@ def _backpropagate(grads, order, retain_graph):
             memory = pg if pg.base is None else pg.base
             if memory is held:  # g itself (add) or a view of it (reshape, .T)
                 pg = memory = pg.copy()
-            elif taken:  # an op with several inputs may hand out one array twice
+            elif taken:  # an op with several inputs may hand out an array twice
                 for other in taken:
                     if memory is other:
                         pg = memory = pg.copy()
