@@ -29,8 +29,8 @@ LABELS = {
         "title": "Gradient-check: o erro contra ε",
         "x": "tamanho de passo ε",
         "y": "erro relativo máximo",
-        "forward": "para a frente",
-        "central": "central",
+        "forward": "progressivas",
+        "central": "centradas",
         "best": "melhor ε ≈ {eps}\nerro ≈ {err}",
         "rounding": "arredondamento\n∝ 1/ε",
         "truncation": "truncamento",
@@ -88,11 +88,11 @@ def _alt(lang):
     eps, err, f32 = (style.power(value, lang) for value in (best, error, floor32))
     if lang == "pt":
         return style.prose(f"""Gráfico log-log do erro relativo máximo entre diferenças finitas e o
-            gradiente da retropropagação, contra o tamanho de passo ε de 10⁻¹² a 1, numa MLP tanh pequena:
-            diferença para a frente e central, em float64 (linhas cheias) e float32 (tracejadas), com o
+            gradiente da retropropagação, contra o tamanho de passo ε de 10⁻¹² a 1, num MLP tanh pequeno:
+            diferenças progressivas e centradas, em float64 (linhas cheias) e float32 (tracejadas), com o
             melhor ε de cada curva marcado. Repare no formato de U: à direita o erro de truncamento cresce
-            com ε (como ε para a frente, como ε² na central), à esquerda o arredondamento cresce como 1/ε,
-            muito antes em float32. A diferença central em float64 chega a {err} em ε ≈ {eps}; em float32 o
+            com ε (como ε nas progressivas, como ε² nas centradas), à esquerda o arredondamento cresce como
+            1/ε, muito antes em float32. As centradas em float64 chegam a {err} em ε ≈ {eps}; em float32 o
             erro não desce de {f32}.""")
     return style.prose(f"""Log-log plot of the largest relative error between finite differences and
         backprop's gradient against the step size ε from 10⁻¹² to 1, on a small tanh MLP: forward and central
