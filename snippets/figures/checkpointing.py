@@ -40,7 +40,7 @@ LABELS = {
         "peak_title": "Pico contra profundidade",
         "depth": "camadas\ntempo extra com checkpointing",
         "peak": "pico de memória (MB)",
-        "extra": "+{percent} %",
+        "extra": "+{percent}%",
         "machine": "medido com culpa em {cpu}, {cores} núcleos, 1 thread",
     },
     "en": {
@@ -58,7 +58,7 @@ LABELS = {
 }
 _N = {"width": WIDTH, "batch": BATCH, "depth": TIMELINE_DEPTH, "low": DEPTHS[0], "high": DEPTHS[-1]}
 ALT = {
-    "pt": style.prose("""Dois gráficos medidos com o culpa numa MLP tanh de {width} unidades por camada,
+    "pt": style.prose("""Dois gráficos medidos com o culpa num MLP tanh de {width} unidades por camada,
         batch de {batch}. À esquerda, a memória em uso ao longo de um passo de treino com {depth} camadas:
         sem checkpointing, uma montanha que cresce durante o forward e encolhe durante o backward; com
         checkpointing, um perfil baixo, com um dente a cada trecho calculado ou recalculado, e um passo mais

@@ -24,7 +24,7 @@ LABELS = {
         "loss": "loss média da época",
         "boundary_title": "Fronteira de decisão",
         "class": "classe {c}",
-        "accuracy": "acurácia nos {n} pontos: {acc} %",
+        "accuracy": "acurácia nos {n} pontos: {acc}%",
     },
     "en": {
         "loss_title": "Loss during training",
