@@ -126,7 +126,7 @@ def op_code(method, parent: int) -> dict:
     return {
         "section": _section(first, first + len(lines) - 1) or f"culpa/tensor.py:{method.__qualname__}",
         "first_line": first,
-        "lines": [line.rstrip("\n") for line in lines],
+        "lines": _dedent(lines).splitlines(),
         "highlight": highlight,
     }
 

@@ -76,8 +76,14 @@ def export() -> dict:
     steps += [{"phase": "backward", "layer": l} for l in range(depth, 0, -1)]
     for i, step in enumerate(steps, start=1):
         step["n"], step["total"] = str(i), str(len(steps))
+    sup = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
+    names = {str(l): [[f"W⁽{str(l).translate(sup)}⁾[{i}, {j}]" for j in range(len(row))]
+                      for i, row in enumerate(rows)] for l, rows in weights.items()}
     return {
         "explorer": "blame",
+        "layer_names": ["x"] + [f"a⁽{str(l).translate(sup)}⁾" for l in range(1, depth)] + ["p"],
+        "z_names": [None] + [f"z⁽{str(l).translate(sup)}⁾" for l in range(1, depth + 1)],
+        "weight_names": names,
         "sizes": page["sizes"],
         "layers": layers,
         "weights": weights,

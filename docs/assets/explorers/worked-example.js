@@ -47,13 +47,18 @@
     var fallback = figure ? figure.querySelector("img, picture, p") : null;
 
     /* controls */
-    function button(key, icon) {
+    var ICONS = { start: "M5 4h2.5v16H5zM19 4 9 12l10 8z", back: "M17 4 6 12l11 8z", next: "M7 4l11 8-11 8z",
+                  end: "M16.5 4H19v16h-2.5zM5 4l10 8-10 8z", play: "M8 4l12 8-12 8z", pause: "M6 4h4v16H6zM14 4h4v16h-4z" };
+    function icon(name) {
+      return el("svg:svg", { viewBox: "0 0 24 24", width: "20", height: "20", "aria-hidden": "true", focusable: "false" },
+                [el("svg:path", { d: ICONS[name], fill: "currentColor" })]);
+    }
+    function button(key) {
       var b = el("button", { type: "button", class: "xp-button", "aria-label": t[key] || key, title: t[key] || key });
-      b.append(el("span", { "aria-hidden": "true" }, [icon]));
+      b.append(icon(key));
       return b;
     }
-    var first = button("start", "⏮"), back = button("back", "◀"), next = button("next", "▶"),
-        last = button("end", "⏭"), play = button("play", "⏵︎⏵︎");
+    var first = button("start"), back = button("back"), next = button("next"), last = button("end"), play = button("play");
     play.setAttribute("aria-pressed", "false");
     var counter = el("span", { class: "xp-counter" });
     var bar = el("div", { class: "xp-bar", role: "group", "aria-label": t.controls || "" },
@@ -185,7 +190,7 @@
       play.setAttribute("aria-pressed", String(state.playing));
       play.setAttribute("aria-label", state.playing ? t.pause : t.play);
       play.title = state.playing ? t.pause : t.play;
-      play.firstChild.textContent = state.playing ? "⏸︎" : "⏵︎⏵︎";
+      play.replaceChildren(icon(state.playing ? "pause" : "play"));
       if (state.announce) say.textContent = announcement(step);
       root.dataset.step = String(state.step + 1);
     }
