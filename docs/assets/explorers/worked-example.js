@@ -64,35 +64,35 @@
     var bar = el("div", { class: "xp-bar", role: "group", "aria-label": t.controls || "" },
                  [first, back, next, last, play, counter]);
 
-    /* the graph */
-    var ROW = 40, W = 400, BOX_L = 150, BOX_R = 250, TOP = 34;
+    /* the graph: a column of nodes, z at the top; each node's value, then its gradient, beside it */
+    var ROW = 46, W = 300, BOX_L = 26, BOX_R = 118, TEXT_X = 128, TOP = 40;
     var svg = el("svg:svg", { viewBox: "0 0 " + W + " " + (TOP + ROW * nodes.length), class: "xp-graph",
                               role: "img", "aria-label": t.graph || "" });
-    svg.append(el("svg:text", { x: BOX_L - 12, y: 16, "text-anchor": "end", class: "xp-head" }, [t.forwardHead || ""]));
-    svg.append(el("svg:text", { x: BOX_R + 12, y: 16, class: "xp-head xp-head--back" }, [t.backwardHead || ""]));
-    var cy = function (id) { return TOP + ROW * id + ROW / 2 - 6; };
+    svg.append(el("svg:text", { x: TEXT_X, y: 13, class: "xp-head" }, [t.forwardHead || ""]));
+    svg.append(el("svg:text", { x: TEXT_X, y: 29, class: "xp-head xp-head--back" }, [t.backwardHead || ""]));
+    var cy = function (id) { return TOP + ROW * id + ROW / 2 - 4; };
     var edges = {};
     nodes.forEach(function (node) {
       node.parents.forEach(function (parent) {
-        var y1 = cy(parent) + 13, y2 = cy(node.id) - 13, mid = (BOX_L + BOX_R) / 2, d;
-        if (node.id - parent === 1) d = "M" + mid + " " + y1 + " L" + mid + " " + (y2 - 2);
-        else d = "M" + BOX_R + " " + cy(parent) + " C" + (BOX_R + 26) + " " + cy(parent) + " " + (BOX_R + 26) +
-                 " " + cy(node.id) + " " + (BOX_R + 3) + " " + cy(node.id);
+        var mid = (BOX_L + BOX_R) / 2, d;
+        if (node.id - parent === 1) d = "M" + mid + " " + (cy(parent) + 14) + " L" + mid + " " + (cy(node.id) - 16);
+        else d = "M" + BOX_L + " " + cy(parent) + " C" + (BOX_L - 24) + " " + cy(parent) + " " + (BOX_L - 24) +
+                 " " + cy(node.id) + " " + (BOX_L - 3) + " " + cy(node.id);
         var path = el("svg:path", { d: d, class: "xp-edge", "marker-end": "url(#xp-arrow-" + NAME + ")" });
         edges[parent + "-" + node.id] = path;
         svg.append(path);
       });
     });
     var defs = el("svg:defs", {}, [el("svg:marker", { id: "xp-arrow-" + NAME, viewBox: "0 0 10 10", refX: "9", refY: "5",
-      markerWidth: "7", markerHeight: "7", orient: "auto-start-reverse" }, [el("svg:path", { d: "M0 0 L10 5 L0 10 z", class: "xp-arrowhead" })])]);
+      markerWidth: "8", markerHeight: "8", markerUnits: "userSpaceOnUse", orient: "auto-start-reverse" }, [el("svg:path", { d: "M0 0 L10 5 L0 10 z", class: "xp-arrowhead" })])]);
     svg.prepend(defs);
     var rows = nodes.map(function (node) {
       var y = cy(node.id);
-      var box = el("svg:rect", { x: BOX_L, y: y - 13, width: BOX_R - BOX_L, height: 26, rx: 6,
+      var box = el("svg:rect", { x: BOX_L, y: y - 14, width: BOX_R - BOX_L, height: 28, rx: 6,
                                  class: "xp-node" + (node.constant ? " xp-node--constant" : "") });
-      var label = el("svg:text", { x: (BOX_L + BOX_R) / 2, y: y + 4, "text-anchor": "middle", class: "xp-name" }, [node.name]);
-      var value = el("svg:text", { x: BOX_L - 10, y: y + 4, "text-anchor": "end", class: "xp-value", "data-num": "value" });
-      var grad = el("svg:text", { x: BOX_R + 32, y: y + 4, class: "xp-grad", "data-num": "grad" });
+      var label = el("svg:text", { x: (BOX_L + BOX_R) / 2, y: y + 5, "text-anchor": "middle", class: "xp-name" }, [node.name]);
+      var value = el("svg:text", { x: TEXT_X, y: y - 2, class: "xp-value", "data-num": "value" });
+      var grad = el("svg:text", { x: TEXT_X, y: y + 15, class: "xp-grad", "data-num": "grad" });
       svg.append(box, label, value, grad);
       return { box: box, value: value, grad: grad };
     });
