@@ -26,7 +26,6 @@ import platform
 from pathlib import Path
 
 import numpy as np
-
 from figures import style
 
 HERE = Path(__file__).resolve().parent

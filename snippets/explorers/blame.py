@@ -11,9 +11,9 @@ derivative (its backward closure applied to ones), and a weight's slope is culpa
 from __future__ import annotations
 
 import numpy as np
+from figures import lessons
 
 from explorers import numbers, text
-from figures import lessons
 
 INPUTS = ["snippets/lessons/through_a_network.py"]
 KNOB = (2, 1, 3)  # the weight the page checks by hand: layer 2, row 1, column 3 (counting from 0)
@@ -72,7 +72,8 @@ def export() -> dict:
         grad = layer.weight.grad
         weights[str(l)] = [[four(grad[i, j]) for j in range(grad.shape[1])] for i in range(grad.shape[0])]
     steps = [{"phase": "forward", "layer": l} for l in range(depth + 1)]
-    steps.append({"phase": "loss", "loss": four(loss.item()), "p": numbers(p, four), "y": numbers(y, lambda v: text(v, ".0f"))})
+    steps.append({"phase": "loss", "loss": four(loss.item()), "p": numbers(p, four),
+                  "y": numbers(y, lambda v: text(v, ".0f"))})
     steps += [{"phase": "backward", "layer": l} for l in range(depth, 0, -1)]
     for i, step in enumerate(steps, start=1):
         step["n"], step["total"] = str(i), str(len(steps))
@@ -114,7 +115,8 @@ def check(data: dict) -> list[str]:
         if step["phase"] == "backward":
             same(where + f" δ{l}", layer["delta"], [four(v) for v in delta[l]])
             if l < depth:
-                same(where + f" Wᵀδ into layer {l}", layer["message"], numbers(page["W"][l + 1].T @ delta[l + 1], four))
+                message = numbers(page["W"][l + 1].T @ delta[l + 1], four)
+                same(where + f" Wᵀδ into layer {l}", layer["message"], message)
                 same(where + f" σ′(z{l})", layer["slope"], numbers(a[l] * (1 - a[l]), four))
             for i, row in enumerate(data["weights"][str(l)]):
                 for j, shown in enumerate(row):

@@ -14,9 +14,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
-
-from explorers import numbers, power, text
 from figures import lessons
+
+from explorers import power, text
 
 INPUTS = ["snippets/lessons/a_billion_knobs.py"]
 
@@ -121,9 +121,9 @@ def export() -> dict:
         "curve": [xy_l(t, v) for t, v in zip(curve_x, curve_y, strict=True)],
         "plot_l": PLOT_L, "plot_e": PLOT_E,
         "ticks_e": [{"at": xy_e(e, 10.0**-17)[0], "label": power(10.0**e)} for e in (-12, -8, -4, 0)],
-        "levels_e": [{"at": xy_e(-12, 10.0**lv)[1], "label": power(10.0**lv)} for lv in (-16, -12, -8, -4, 0)],
+        "levels_e": [{"at": xy_e(-12, 10.0**level)[1], "label": power(10.0**level)}
+                     for level in (-16, -12, -8, -4, 0)],
         "frame_e": [pad, pad, w - pad, h - pad],
-        "lesson_eps": numbers(page["eps"], lambda v: text(v, ".0e")),
     }
 
 

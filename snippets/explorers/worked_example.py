@@ -15,9 +15,9 @@ culpa's own backward order, from ∂L/∂L = 1 to the logits, where the gradient
 from __future__ import annotations
 
 import numpy as np
+from figures import lessons
 
 from explorers import numbers, op_code
-from figures import lessons
 
 INPUTS = ["snippets/lessons/worked_example.py"]
 
@@ -142,7 +142,8 @@ def export() -> dict:
     p_minus_y = np.asarray(page["p"].data) - page["y"]
     return {
         "explorer": "worked-example",
-        "nodes": [{"id": n["id"], "op": n["op"], "name": NODES[n["id"]][1], "formula": FORMULAS[NODES[n["id"]][1]],
+        "nodes": [{"id": n["id"], "op": n["op"], "name": NODES[n["id"]][1],
+                   "formula": FORMULAS[NODES[n["id"]][1]],
                    "parents": n["parents"], "constant": not n["requires_grad"],
                    "value": numbers(n["value"]),
                    "grad": None if n["grad"] is None else numbers(n["grad"])} for n in nodes],
