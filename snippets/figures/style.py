@@ -61,6 +61,7 @@ matplotlib.rcParams.update(RC)
 
 _on_phone = False
 PHONE_TITLE = 30  # characters: a longer title is wrapped on a phone
+PHONE_NOTE = 26  # characters: a longer line of a note in a plot is wrapped on a phone
 PHONE_RC = {  # a phone shows the figure at about its natural size: text a little smaller still reads well
     "font.size": 11.5, "axes.titlesize": 12, "axes.labelsize": 11.5, "xtick.labelsize": 10.5,
     "ytick.labelsize": 10.5, "legend.fontsize": 10,
@@ -87,7 +88,8 @@ def on_phone() -> bool:
 
 def fit_to_phone(fig: Figure) -> Figure:
     """What make.py does to every figure drawn within `phone()`: a long title is wrapped, notes and
-    annotations in a plot get at most 9.5 pt and no say in the layout, and the legend of a one-panel figure
+    annotations in a plot get at most 9.5 pt, lines of at most PHONE_NOTE characters and no say
+    in the layout, and the legend of a one-panel figure
     moves under the plot, where it cannot cover the narrower plot's lines. Figures laid out by hand (no
     layout engine, like the worked-example graph) draw their own phone layout (`on_phone()`)."""
     for ax in fig.axes:
@@ -95,9 +97,12 @@ def fit_to_phone(fig: Figure) -> Figure:
         if len(title) > PHONE_TITLE:
             ax.set_title(textwrap.fill(title, PHONE_TITLE))
         if fig.get_layout_engine() is not None:
-            for note in ax.texts:  # notes inside a plot: smaller, and not squeezing the plot to make room
+            for note in ax.texts:  # notes inside a plot: smaller, shorter lines, and no say in the layout
                 note.set_in_layout(False)
                 note.set_fontsize(min(note.get_fontsize(), 9.5))
+                text = note.get_text()
+                if "$" not in text:
+                    note.set_text("\n".join(textwrap.fill(line, PHONE_NOTE) for line in text.split("\n")))
     legend = fig.axes[0].get_legend() if len(fig.axes) == 1 else None
     if legend is not None and fig.get_layout_engine() is not None:
         handles, labels = legend.legend_handles, [text.get_text() for text in legend.get_texts()]
