@@ -463,6 +463,8 @@ def test_screenshots_at_a_middle_step(browser, served_site, name, lang):
                 tab.keyboard.press("ArrowLeft")
                 tab.keyboard.press("ArrowLeft")
             tab.evaluate("document.activeElement.blur()")
+            # the site's sticky header would cover the explorer's top in an element's screenshot
+            tab.add_style_tag(content=".md-header { visibility: hidden; }")
             path = SCREENSHOTS / f"explorer-{name}-{lang}-{label}.png"
             root.screenshot(path=str(path))
             written.append(path)
@@ -487,3 +489,33 @@ def test_play_advances_on_its_own_only_when_asked(browser, served_site, name):
         context.close()
     assert idle == "1", f"{name}: advanced to step {idle} before play was pressed"
     assert int(playing) > 1 and pressed == "true", f"{name}: play did not advance ({playing}, {pressed})"
+
+
+FIGURE_PAGES = sorted({p.parent.name + "/" + p.stem + "/" for p in (ROOT / "docs").glob("*/0*.md")
+                       if "figures/" in p.read_text(encoding="utf-8")} | {"en/index/", "pt/index/"})
+
+
+@pytest.mark.parametrize("page", FIGURE_PAGES)
+def test_static_figures_read_on_a_phone_without_sideways_scrolling(browser, served_site, page):
+    lang, path = page.split("/", 1)
+    path = "" if path == "index/" else path
+    context, tab = open_page(browser, served_site, lang, path, size=PHONE, java_script_enabled=False)
+    try:
+        figures = tab.evaluate("""async () => {
+            const images = [...document.querySelectorAll('article figure img[src*="figures/"]')];
+            images.forEach((img) => { img.loading = 'eager'; });
+            await Promise.all(images.map((img) => img.decode().catch(() => null)));
+            return images.map((img) => ({
+              src: img.currentSrc, width: img.getBoundingClientRect().width,
+              right: img.getBoundingClientRect().right,
+              scrolls: img.closest('figure').scrollWidth > img.closest('figure').clientWidth + 1,
+            }));
+        }""")
+        width = tab.evaluate("document.documentElement.scrollWidth")
+    finally:
+        context.close()
+    assert figures, f"{page}: no figure found"
+    for figure in figures:
+        assert figure["src"].endswith(".phone.svg"), f"{page}: the phone is served {figure['src']}"
+        assert figure["right"] <= PHONE["width"] and not figure["scrolls"], f"{page}: {figure}"
+    assert width <= PHONE["width"], f"{page}: {width} px wide on a {PHONE['width']} px phone"

@@ -60,7 +60,7 @@
                  [first, back, next, last, play, counter]);
 
     /* the network: one column per layer, a circle per unit with its activation, its δ under it */
-    var W = 460, H = 330, R = 21, X0 = 44, DX = (W - 2 * X0) / depth;
+    var W = 400, H = 340, R = 23, X0 = 36, DX = (W - 2 * X0) / depth;
     var svg = el("svg:svg", { viewBox: "0 0 " + W + " " + H, class: "xp-net", role: "img", "aria-label": t.graph || "" });
     var ux = function (l) { return X0 + DX * l; };
     var uy = function (l, i) { var n = layers[l].size; return 40 + (H - 70) * (i + 0.5) / n; };
@@ -80,7 +80,7 @@
       for (var i = 0; i < layer.size; i++) {
         var circle = el("svg:circle", { cx: ux(l), cy: uy(l, i), r: R, class: "xp-unit" });
         var act = el("svg:text", { x: ux(l), y: uy(l, i) + 3.5, "text-anchor": "middle", class: "xp-act", "data-num": "a" });
-        var delta = el("svg:text", { x: ux(l), y: uy(l, i) + R + 11, "text-anchor": "middle", class: "xp-delta", "data-num": "delta" });
+        var delta = el("svg:text", { x: ux(l), y: uy(l, i) + R + 12, "text-anchor": "middle", class: "xp-delta", "data-num": "delta" });
         svg.append(circle, act, delta);
         list.push({ circle: circle, act: act, delta: delta });
       }
