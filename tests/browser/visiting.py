@@ -121,6 +121,12 @@ IMAGES_JS = """async () => {
   }));
 }"""
 
+# Every figure shows the drawing made for this width (a <picture> picks its phone drawing below Material's
+# phone breakpoint), loaded: a request for one still in flight would be cut off by what the visit does next.
+PICTURES_LOADED_JS = """() => [...document.querySelectorAll("picture img")].every((img) =>
+  img.complete && img.naturalWidth > 0 &&
+  img.currentSrc.endsWith(".phone.svg") === matchMedia("(max-width: 44.9375em)").matches)"""
+
 # The text of the search results' previews, outside code and typeset formulas.
 RESULTS_PROSE_JS = """() => {
   const list = document.querySelector(".md-search-result__list").cloneNode(true);
@@ -244,6 +250,7 @@ async def _visit(
         for name, size in (("desktop", DESKTOP), ("phone", PHONE)):
             await tab.set_viewport_size(size)
             await tab.wait_for_timeout(150)
+            await tab.wait_for_function(PICTURES_LOADED_JS, timeout=15_000)  # a <picture> fetches its phone
             path = SCREENSHOTS / f"{page.slug}-{name}.png"
             await tab.screenshot(path=str(path), full_page=True)
             visit.screenshots.append(path)
@@ -254,6 +261,7 @@ async def _visit(
                 "cut formulas": await tab.evaluate(CUT_FORMULAS_JS),
             }
         await tab.set_viewport_size(DESKTOP)
+        await tab.wait_for_function(PICTURES_LOADED_JS, timeout=15_000)  # drawing, or its desktop one, anew
 
     async def copy():
         buttons = tab.locator(COPY_BUTTONS)
