@@ -120,7 +120,7 @@ def test_deterministic_figures_are_byte_identical_when_generated_twice(tmp_path)
         proc = subprocess.run(command, capture_output=True, text=True)
         assert proc.returncode == 0, proc.stderr
         outputs.append({p.relative_to(out): p.read_bytes() for p in sorted(out.rglob("*.svg"))})
-    assert len(outputs[0]) == 2 * len(names)
+    assert len(outputs[0]) == 4 * len(names)  # each figure in both languages, for desktop and for a phone
     changed = [str(path) for path in outputs[0] if outputs[0][path] != outputs[1][path]]
     assert not changed, f"not byte-identical on a second generation: {changed}"
 

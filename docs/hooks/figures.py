@@ -10,10 +10,15 @@ idempotent and cached (.cache/figures, keyed on the scripts, culpa's source and 
 and a file is written only when its bytes change, so a nested build or a `mkdocs serve` reload costs a
 few file hashes and never triggers another reload. A figure script that raises fails the build, with a
 message that names the script and shows its traceback.
+
+Every figure is also drawn for a phone (<name>.phone.svg, see snippets/figures/style.py's `phone`): after a
+page is rendered, each `<img src=".../figures/<name>.svg">` becomes a `<picture>` whose source serves the
+phone drawing to narrow screens, so a figure reads on a 390 px phone without sideways scrolling.
 """
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
@@ -41,6 +46,27 @@ def on_pre_build(config):
                       folder=root / "snippets" / "figures")
     except make.FigureScriptError as error:
         raise PluginError(f"figures: {error}") from None
+
+
+PHONE_MEDIA = "(max-width: 44.9375em)"  # Material's phone and small-tablet layout
+FIGURE_IMG = re.compile(r'<img\b[^>]*\bsrc="([^"]*\bfigures/[^"/]+)\.svg"[^>]*>')
+
+
+def on_page_content(html, page, config, files):
+    """Each figure of the page as a <picture>: its phone drawing on narrow screens, the usual one else."""
+    docs = Path(config.docs_dir)
+
+    def picture(found):
+        src = found.group(1)
+        name = src.rsplit("/", 1)[-1]
+        lang = page.file.src_uri.split("/", 1)[0]
+        if not (docs / lang / "figures" / f"{name}.phone.svg").is_file():
+            raise PluginError(f"figures: {page.file.src_uri} shows {name}.svg, which has no phone drawing "
+                              f"(docs/{lang}/figures/{name}.phone.svg); run snippets/figures/make.py")
+        return (f'<picture><source media="{PHONE_MEDIA}" srcset="{src}.phone.svg" type="image/svg+xml">'
+                f"{found.group(0)}</picture>")
+
+    return FIGURE_IMG.sub(picture, html)
 
 
 def on_serve(server, config, builder):

@@ -102,50 +102,66 @@ def draw(lang: str, d: dict):
     grads = [np.asarray(g) for g in d["weight_grads"]]
     biggest = max(np.abs(g).max() for g in grads)
 
-    fig, ax = style.new_figure(5.9, width=7.4)
+    phone = style.on_phone()  # on a phone the layers are rows, from the input at the top to the output
+
+    def at(layer, u):  # where unit u (as _ys places it) of a layer is drawn
+        return (-0.8 * u, -1.6 * layer) if phone else (layer, u)
+
+    fig, ax = style.new_figure(6.6 if phone else 5.9, width=3.7 if phone else 7.4)
+    if phone:
+        fig.set_size_inches(3.7, 7.6)
     ax.set_axis_off()
-    ax.set_xlim(-0.45, len(sizes) - 0.35)
-    ax.set_ylim(-5.4, 3.4)
+    ax.set_xlim(*((-2.1, 2.1) if phone else (-0.45, len(sizes) - 0.35)))
+    ax.set_ylim(*((-1.6 * (len(sizes) - 1) - 2.9, 0.95) if phone else (-5.4, 3.4)))
     for layer, grad in enumerate(grads, start=1):  # edges first, under the units
         for i, yi in enumerate(_ys(grad.shape[0])):
             for j, yj in enumerate(_ys(grad.shape[1])):
                 g = grad[i, j]
                 knob = (layer, i, j) == KNOB
-                ax.plot([layer - 1, layer], [yj, yi], color=style.PUSH_UP if g < 0 else style.PUSH_DOWN,
+                (x0, y0), (x1, y1) = at(layer - 1, yj), at(layer, yi)
+                ax.plot([x0, x1], [y0, y1], color=style.PUSH_UP if g < 0 else style.PUSH_DOWN,
                         linewidth=0.3 + 6 * abs(g) / biggest, alpha=0.85, zorder=1,
                         solid_capstyle="butt")
                 if knob:
-                    ax.plot([layer - 1, layer], [yj, yi], color="black", linewidth=1.5, linestyle=(0, (3, 2)),
+                    ax.plot([x0, x1], [y0, y1], color="black", linewidth=1.5, linestyle=(0, (3, 2)),
                             zorder=1.5)
     for layer, n in enumerate(sizes):
         for i, yi in enumerate(_ys(n)):
-            ax.scatter([layer], [yi], s=1150, color="#ede7f6" if layer < len(sizes) - 1 else "#d1c4e9",
+            x, y = at(layer, yi)
+            ax.scatter([x], [y], s=1150, color="#ede7f6" if layer < len(sizes) - 1 else "#d1c4e9",
                        edgecolor=style.BACKPROP, linewidth=1.4, zorder=2)
-            ax.text(layer, yi, style.number(values[layer][i], ".2f", lang), ha="center", va="center",
+            ax.text(x, y, style.number(values[layer][i], ".2f", lang), ha="center", va="center",
                     fontsize=10, zorder=3)
             if deltas[layer] is not None:
                 delta = deltas[layer][i]
                 scale = np.abs(deltas[layer]).max()
                 fill = BLAME(TwoSlopeNorm(0, -scale, scale)(delta))
                 ink = "white" if 0.3 * fill[0] + 0.6 * fill[1] + 0.1 * fill[2] < 0.5 else "black"
-                ax.text(layer + 0.19, yi - 0.36, style.number(delta, ".4f", lang), ha="left", va="center",
-                        fontsize=9.5, zorder=4, color=ink,
-                        bbox=dict(boxstyle="round,pad=0.25", facecolor=fill, edgecolor=style.NEUTRAL,
-                                  linewidth=0.6))
+                ax.text(*((x, y - 0.52) if phone else (x + 0.19, y - 0.36)), style.number(delta, ".4f", lang),
+                        ha="center" if phone else "left", va="center", fontsize=8 if phone else 9.5, zorder=4,
+                        color=ink, bbox=dict(boxstyle="round,pad=0.25", facecolor=fill,
+                                             edgecolor=style.NEUTRAL, linewidth=0.6))
         title = words["input"] if layer == 0 else words["output"] if layer == len(sizes) - 1 else \
             words["layer"].format(l=layer)
-        ax.text(layer, 3.1, title, ha="center", va="bottom", fontsize=12.5, fontweight="bold")
+        row = -1.6 * layer + 0.42
+        ax.text(*((-2.05, row) if phone else (layer, 3.1)), title, ha="left" if phone else "center",
+                va="bottom", fontsize=11.5 if phone else 12.5, fontweight="bold")
         if deltas[layer] is not None:
             size = style.number(np.linalg.norm(deltas[layer]), ".4f", lang)
-            ax.text(layer, -3.05, f"‖δ$^{{({layer})}}$‖ = {size}", ha="center", va="top", fontsize=11.5,
-                    color=style.BACKPROP)
-    ax.annotate("", xy=(0, -3.85), xytext=(len(sizes) - 1, -3.85),
-                arrowprops=dict(arrowstyle="-|>", color=style.BACKPROP, linewidth=2.2, mutation_scale=22))
-    ax.text((len(sizes) - 1) / 2, -3.98, words["back"], ha="center", va="top", fontsize=11.5,
-            color=style.BACKPROP)
+            ax.text(*((2.05, row) if phone else (layer, -3.05)), f"‖δ$^{{({layer})}}$‖ = {size}",
+                    ha="right" if phone else "center", va="bottom" if phone else "top",
+                    fontsize=10.5 if phone else 11.5, color=style.BACKPROP)
+    bottom = -1.6 * (len(sizes) - 1) - 0.85
+    if not phone:  # on a phone the rows themselves read from the output back up
+        ax.annotate("", xy=(0, -3.85), xytext=(len(sizes) - 1, -3.85),
+                    arrowprops=dict(arrowstyle="-|>", color=style.BACKPROP, linewidth=2.2, mutation_scale=22))
+    ax.text(*((0, bottom) if phone else ((len(sizes) - 1) / 2, -3.98)), words["back"], ha="center", va="top",
+            fontsize=10 if phone else 11.5, color=style.BACKPROP, wrap=phone)
     layer, i, j = KNOB
     factors = {"delta": deltas[layer][i], "a": values[layer - 1][j], "slope": grads[layer - 1][i, j]}
     knob = {name: style.number(value, ".4f", lang) for name, value in factors.items()}
-    ax.text(-0.4, -5.35, words["key"].format(**knob), ha="left", va="bottom", fontsize=9.5,
-            color=style.NEUTRAL, linespacing=1.4)
+    key = words["key"].format(**knob)
+    ax.text(*((-2.05, bottom - 0.75) if phone else (-0.4, -5.35)), key, ha="left",
+            va="top" if phone else "bottom",
+            fontsize=8.5 if phone else 9.5, color=style.NEUTRAL, linespacing=1.4, wrap=phone)
     return fig

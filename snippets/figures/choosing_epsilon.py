@@ -125,7 +125,9 @@ def draw(lang: str, d: dict):
     best_error = np.nanmin(d["errors"]["central/float64"])
     note = words["best"].format(eps=style.power(best, lang, mathtext=True),
                                 err=style.power(best_error, lang, mathtext=True))
-    ax.annotate(note, (best, best_error), xytext=(best * 30, best_error / 30), fontsize=11, va="top",
+    phone = style.on_phone()  # on a phone the note goes left of the minimum, where the plot is empty
+    ax.annotate(note, (best, best_error), xytext=(best / 20 if phone else best * 30, best_error / 30),
+                fontsize=11, va="top", ha="right" if phone else "left",
                 arrowprops=dict(arrowstyle="->", color=style.NEUTRAL))
     ax.axvline(d["default_eps"], color=style.NEUTRAL, linestyle=":", linewidth=1.3)
     ax.text(d["default_eps"] * 1.4, 2e-12, words["default"], ha="left", va="bottom", fontsize=10,

@@ -63,6 +63,7 @@ import numpy as np  # noqa: E402
 from figures import lessons, style  # noqa: E402
 
 LANGS = style.LANGS
+VARIANTS = (*LANGS, *(f"{lang}.phone" for lang in LANGS))  # each figure, for desktop and for a phone
 HELPERS = ("__init__.py", "make.py", "style.py", "lessons.py")  # any other .py here is a figure script
 DEFAULT_OUT = ROOT / "docs"
 DEFAULT_CACHE = ROOT / ".cache" / "figures"
@@ -85,6 +86,7 @@ class Made:
     cached: bool
     seconds: float
     caption: dict[str, str] = field(default_factory=dict)
+    phone: dict[str, bytes] = field(default_factory=dict)  # the same figure drawn for a phone, by language
 
 
 def figure_scripts(folder: Path = HERE) -> list[Path]:
@@ -160,9 +162,10 @@ def _measure_in_fresh_process(script: Path) -> str:
 
 
 def _read_entry(entry: Path):
-    """A complete cache entry's (svg by language, data, texts), or None (missing, or removed meanwhile)."""
+    """A complete cache entry's (svg by language and variant, data, texts), or None (missing, or removed
+    meanwhile). The keys of the svg are the file names' stems: "pt", "en", "pt.phone", "en.phone"."""
     try:
-        svg = {lang: (entry / f"{lang}.svg").read_bytes() for lang in LANGS}
+        svg = {stem: (entry / f"{stem}.svg").read_bytes() for stem in VARIANTS}
         data = json.loads((entry / "data.json").read_text())
         texts = json.loads((entry / "text.json").read_text())
     except OSError:
@@ -213,12 +216,15 @@ def make_one(script: Path, cache: Path = DEFAULT_CACHE, force: bool = False) -> 
         data_text = _measure_in_fresh_process(script) if timing else data_as_json(module)
         data = json.loads(data_text)
         svg = {lang: style.svg_bytes(module.draw(lang, data)) for lang in LANGS}
+        with style.phone():
+            svg.update({f"{lang}.phone": style.svg_bytes(style.fit_to_phone(module.draw(lang, data)))
+                        for lang in LANGS})
         texts = {"alt": module.ALT, "caption": getattr(module, "CAPTION", {})}
         _write_entry(entry, svg, data_text, texts)
         found = svg, data, texts
     svg, data, texts = found
-    return Made(name, script, key, svg, data, texts["alt"], cached, time.perf_counter() - start,
-                texts["caption"])
+    return Made(name, script, key, {lang: svg[lang] for lang in LANGS}, data, texts["alt"], cached,
+                time.perf_counter() - start, texts["caption"], {lang: svg[f"{lang}.phone"] for lang in LANGS})
 
 
 def generate(names=None, out: Path | None = DEFAULT_OUT, cache: Path = DEFAULT_CACHE, force: bool = False,
@@ -226,7 +232,8 @@ def generate(names=None, out: Path | None = DEFAULT_OUT, cache: Path = DEFAULT_C
     """Make the figures (all, or those `names`) and publish them as out/<lang>/figures/<name>.svg.
 
     `out=None` publishes nothing. Raises FigureScriptError naming every script that raised; the other
-    figures are still made and published first.
+    figures are still made and published first. Each figure is also published drawn for a phone, as
+    out/<lang>/figures/<name>.phone.svg.
     """
     scripts = figure_scripts(folder)
     known = {figure_name(s): s for s in scripts}
@@ -246,6 +253,7 @@ def generate(names=None, out: Path | None = DEFAULT_OUT, cache: Path = DEFAULT_C
         if out is not None:
             for lang in LANGS:
                 publish(Path(out) / lang / "figures" / f"{name}.svg", result.svg[lang])
+                publish(Path(out) / lang / "figures" / f"{name}.phone.svg", result.phone[lang])
         if log:
             log(result)
     if failures:
@@ -259,7 +267,7 @@ def _remove_stale(out: Path, names: set[str]) -> None:
     """Figures whose script is gone (renamed, deleted) leave no stale file behind."""
     for lang in LANGS:
         for path in (out / lang / "figures").glob("*.svg"):
-            if path.stem not in names:
+            if path.name.removesuffix(".svg").removesuffix(".phone") not in names:
                 path.unlink()
 
 

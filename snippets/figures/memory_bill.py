@@ -128,7 +128,9 @@ def draw(lang: str, d: dict):
     ax.set_ylim(act[0] / 2, act[-1] * 2)
     ax.set_title(words["title"])
     ax.legend(loc="upper left")
-    ax.text(0.99, 0.02, words["note"].format(**n), transform=ax.transAxes, ha="right", va="bottom",
+    # on a phone the legend moves under the plot: its corner is free for the note
+    corner = (0.02, 0.98, "left", "top") if style.on_phone() else (0.99, 0.02, "right", "bottom")
+    ax.text(*corner[:2], words["note"].format(**n), transform=ax.transAxes, ha=corner[2], va=corner[3],
             fontsize=9.5, color=style.NEUTRAL)
     style.localize_axes(ax, lang)
     return fig

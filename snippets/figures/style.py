@@ -8,11 +8,13 @@ Figures are made with `new_figure` (a plain matplotlib Figure, no pyplot state) 
 
 from __future__ import annotations
 
+import contextlib
 import io
 import math
 import os
 import platform
 import re
+import textwrap
 
 import matplotlib
 from matplotlib.figure import Figure
@@ -31,6 +33,7 @@ PUSH_UP = "#1565c0"  # a negative gradient: gradient descent raises this value
 PUSH_DOWN = "#e65100"  # a positive gradient: gradient descent lowers this value
 
 WIDTH = 6.4  # inches: about 610 CSS pixels at natural size, scaled down on a phone (text stays >= 9 px)
+PHONE_WIDTH = 3.6  # inches: a 390 px phone's figure box at natural size (text as large as on desktop)
 
 RC = {
     "svg.hashsalt": "culpa-figures",  # stable element ids: the same figure gives the same bytes
@@ -56,8 +59,71 @@ RC = {
 matplotlib.rcParams.update(RC)
 
 
+_on_phone = False
+PHONE_TITLE = 30  # characters: a longer title is wrapped on a phone
+PHONE_NOTE = 26  # characters: a longer line of a note in a plot is wrapped on a phone
+PHONE_RC = {  # a phone shows the figure at about its natural size: text a little smaller still reads well
+    "font.size": 11.5, "axes.titlesize": 12, "axes.labelsize": 11.5, "xtick.labelsize": 10.5,
+    "ytick.labelsize": 10.5, "legend.fontsize": 10,
+}
+
+
+@contextlib.contextmanager
+def phone():
+    """Draw for a phone within this block: make.py draws every figure once more this way, as
+    docs/<lang>/figures/<name>.phone.svg, which the pages serve to narrow screens (a <picture> source)."""
+    global _on_phone
+    before, _on_phone = _on_phone, True
+    try:
+        with matplotlib.rc_context(PHONE_RC):
+            yield
+    finally:
+        _on_phone = before
+
+
+def on_phone() -> bool:
+    """True while make.py draws the phone variant: a script with its own layout (no new_figure) asks this."""
+    return _on_phone
+
+
+def fit_to_phone(fig: Figure) -> Figure:
+    """What make.py does to every figure drawn within `phone()`: a long title is wrapped, notes and
+    annotations in a plot get at most 9.5 pt, lines of at most PHONE_NOTE characters and no say
+    in the layout, and the legend of a one-panel figure
+    moves under the plot, where it cannot cover the narrower plot's lines. Figures laid out by hand (no
+    layout engine, like the worked-example graph) draw their own phone layout (`on_phone()`)."""
+    for ax in fig.axes:
+        title = ax.title.get_text()
+        if len(title) > PHONE_TITLE:
+            ax.set_title(textwrap.fill(title, PHONE_TITLE))
+        if fig.get_layout_engine() is not None:
+            for note in ax.texts:  # notes inside a plot: smaller, shorter lines, and no say in the layout
+                note.set_in_layout(False)
+                note.set_fontsize(min(note.get_fontsize(), 9.5))
+                text = note.get_text()
+                if "$" not in text:
+                    note.set_text("\n".join(textwrap.fill(line, PHONE_NOTE) for line in text.split("\n")))
+    legend = fig.axes[0].get_legend() if len(fig.axes) == 1 else None
+    if legend is not None and fig.get_layout_engine() is not None:
+        handles, labels = legend.legend_handles, [text.get_text() for text in legend.get_texts()]
+        legend.remove()
+        fig.legend(handles, labels, loc="outside lower center", ncols=1, frameon=False)
+    return fig
+
+
 def new_figure(height: float, width: float = WIDTH, **subplots) -> tuple[Figure, object]:
-    """A figure and its axes (as `Figure.subplots` returns them), laid out with the constrained layout."""
+    """A figure and its axes (as `Figure.subplots` returns them), laid out with the constrained layout.
+
+    On a phone (within `phone()`) it is PHONE_WIDTH wide, and panels side by side are stacked instead,
+    returned in the same order (left, right becomes top, bottom), so a script needs no change for it."""
+    if _on_phone:
+        columns = subplots.pop("ncols", 1)
+        subplots.pop("width_ratios", None)
+        if columns > 1 and subplots.get("nrows", 1) == 1:
+            subplots["nrows"], height = columns, 0.8 * height * columns
+        else:
+            subplots["ncols"], height = columns, max(3.0, 0.85 * height)
+        width = PHONE_WIDTH
     fig = Figure(figsize=(width, height), layout="constrained")
     return fig, fig.subplots(**subplots)
 

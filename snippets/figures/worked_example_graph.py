@@ -105,26 +105,36 @@ ALT = {lang: _alt(lang) for lang in style.LANGS}
 
 ROW = 0.56  # inches between rows
 VALUE_RIGHT, BOX_LEFT, BOX_RIGHT, GRAD_LEFT, STEP_X = 2.45, 2.75, 4.45, 4.7, 7.05
+# On a phone: the step, the node, then its value over its gradient, so the backward column stays in view.
+PHONE = {"ROW": 0.8, "BOX_LEFT": 0.55, "BOX_RIGHT": 1.68, "GRAD_LEFT": 1.78, "STEP_X": 0.2, "WIDTH": 3.8}
 
 
 def draw(lang: str, d: dict):
     words = LABELS[lang]
     nodes = d["nodes"]
     step = {node_id: i for i, node_id in enumerate(d["backward_order"], start=1)}
-    height = ROW * (len(nodes) + 0.9)
-    fig = Figure(figsize=(7.4, height))
+    phone = style.on_phone()
+    row, box_left, box_right, grad_left, step_x, width = (
+        [PHONE[k] for k in ("ROW", "BOX_LEFT", "BOX_RIGHT", "GRAD_LEFT", "STEP_X", "WIDTH")] if phone
+        else (ROW, BOX_LEFT, BOX_RIGHT, GRAD_LEFT, STEP_X, 7.4))
+    value_at = (grad_left, 0.12, "left", "bottom") if phone else (VALUE_RIGHT, 0, "right", "center")
+    grad_dy, grad_va = (-0.02, "top") if phone else (0, "center")
+    height = row * (len(nodes) + (1.3 if phone else 0.9))
+    fig = Figure(figsize=(width, height))
     ax = fig.add_axes((0, 0, 1, 1))
     ax.set_axis_off()
-    ax.set_xlim(0, 7.4)
-    ax.set_ylim(-height + 0.9 * ROW, 0.9 * ROW)
+    ax.set_xlim(0, width)
+    ax.set_ylim(-height + 0.9 * row, (1.3 if phone else 0.9) * row)
 
     def y(node_id):
-        return -ROW * node_id
+        return -row * node_id
 
-    mid = (BOX_LEFT + BOX_RIGHT) / 2
-    for x, label, ha in ((VALUE_RIGHT, words["forward"], "right"), (mid, words["node"], "center"),
-                         (GRAD_LEFT, words["backward"], "left"), (STEP_X, words["step"], "center")):
-        ax.text(x, 0.45 * ROW, label, ha=ha, va="bottom", fontsize=11.5, fontweight="bold",
+    mid = (box_left + box_right) / 2
+    heads = ((value_at[0], words["forward"], value_at[2], 0.45 * row + (0.2 if phone else 0)),
+             (mid, words["node"], "center", 0.45 * row), (grad_left, words["backward"], "left", 0.45 * row),
+             (step_x, words["step"], "center", 0.45 * row))
+    for x, label, ha, top in heads:
+        ax.text(x, top, label, ha=ha, va="bottom", fontsize=11.5, fontweight="bold",
                 color=style.BACKPROP if "∂" in label or label == words["step"] else "black")
 
     for node in nodes:  # edges: a parent feeds its child (straight when adjacent, an arc when not)
@@ -134,38 +144,42 @@ def draw(lang: str, d: dict):
                 ax.add_patch(FancyArrowPatch((mid, start - 0.2), (mid, end + 0.2), arrowstyle="-|>",
                                              mutation_scale=12, color=style.NEUTRAL, linewidth=1.2))
             else:
-                ax.add_patch(FancyArrowPatch((BOX_LEFT, start), (BOX_LEFT, end), arrowstyle="-|>",
+                ax.add_patch(FancyArrowPatch((box_left, start), (box_left, end), arrowstyle="-|>",
                                              connectionstyle="arc3,rad=0.45", mutation_scale=12,
                                              color=style.NEUTRAL, linewidth=1.2))
     children = {node["id"]: sum(node["id"] in other["parents"] for other in nodes) for node in nodes}
 
     for node, (_, name) in zip(nodes, NODES, strict=True):
         yy, constant = y(node["id"]), not node["requires_grad"]
-        ax.add_patch(FancyBboxPatch((BOX_LEFT, yy - 0.17), BOX_RIGHT - BOX_LEFT, 0.34,
+        ax.add_patch(FancyBboxPatch((box_left, yy - 0.17), box_right - box_left, 0.34,
                                     boxstyle="round,pad=0.02,rounding_size=0.08",
                                     facecolor="#f5f5f5" if constant else "#ede7f6",
                                     edgecolor=style.NEUTRAL if constant else style.BACKPROP,
                                     linestyle="--" if constant else "-", linewidth=1.3))
         ax.text(mid, yy, name, ha="center", va="center", fontsize=12)
-        ax.text(VALUE_RIGHT, yy, _show(node["value"], lang), ha="right", va="center", fontsize=10.5)
+        ax.text(value_at[0], yy + value_at[1], _show(node["value"], lang), ha=value_at[2], va=value_at[3],
+                fontsize=10.5)
         if constant:
-            ax.text(GRAD_LEFT, yy, words["constant"], ha="left", va="center", fontsize=9.5,
+            ax.text(grad_left, yy + grad_dy, words["constant"], ha="left", va=grad_va, fontsize=9.5,
                     color=style.NEUTRAL, linespacing=1.0)
             continue
         is_input = node["id"] == 0
-        ax.text(GRAD_LEFT, yy, _show(node["grad"], lang), ha="left", va="center", fontsize=10.5,
+        ax.text(grad_left, yy + grad_dy, _show(node["grad"], lang), ha="left", va=grad_va, fontsize=10.5,
                 color=style.BACKPROP, fontweight="bold" if is_input else "normal")
         note = words["result"] if is_input else words["sum_note"] if children[node["id"]] > 1 else None
         if note:
-            ax.text(GRAD_LEFT, yy - 0.19, note, ha="left", va="top", fontsize=10 if is_input else 9.5,
+            ax.text(grad_left, yy - (0.24 if phone else 0.19), note, ha="left", va="top",
+                    fontsize=10 if is_input else 9.5,
                     color=style.BACKPROP if is_input else style.NEUTRAL)
-        ax.scatter([STEP_X], [yy], s=330, color=style.BACKPROP, zorder=3)
-        ax.text(STEP_X, yy, str(step[node["id"]]), ha="center", va="center", color="white", fontsize=11,
+        ax.scatter([step_x], [yy], s=330, color=style.BACKPROP, zorder=3)
+        ax.text(step_x, yy, str(step[node["id"]]), ha="center", va="center", color="white", fontsize=11,
                 fontweight="bold", zorder=4)
     # the two directions: forward from z to L along the values, backward from L to z along the gradients
     top, bottom = y(0), y(len(nodes) - 1)
+    if phone:  # no room for the two long arrows: the step numbers give the direction
+        return fig
     ax.add_patch(FancyArrowPatch((0.18, top), (0.18, bottom), arrowstyle="-|>", mutation_scale=18,
                                  color="black", linewidth=1.8))
-    ax.add_patch(FancyArrowPatch((STEP_X + 0.25, bottom), (STEP_X + 0.25, top), arrowstyle="-|>",
+    ax.add_patch(FancyArrowPatch((step_x + 0.25, bottom), (step_x + 0.25, top), arrowstyle="-|>",
                                  mutation_scale=18, color=style.BACKPROP, linewidth=1.8))
     return fig

@@ -121,6 +121,12 @@ IMAGES_JS = """async () => {
   }));
 }"""
 
+# Every figure shows the drawing made for this width (a <picture> picks its phone drawing below Material's
+# phone breakpoint), loaded: a request for one still in flight would be cut off by what the visit does next.
+PICTURES_LOADED_JS = """() => [...document.querySelectorAll("picture img")].every((img) =>
+  img.complete && img.naturalWidth > 0 &&
+  img.currentSrc.endsWith(".phone.svg") === matchMedia("(max-width: 44.9375em)").matches)"""
+
 # The text of the search results' previews, outside code and typeset formulas.
 RESULTS_PROSE_JS = """() => {
   const list = document.querySelector(".md-search-result__list").cloneNode(true);
@@ -193,11 +199,21 @@ async def _visit(
         aborted_by_navigation = request.failure == "net::ERR_ABORTED" and phase["now"] in ("switch", "done")
         if request.url in visit.foreign_requests or is_sitemap_prefetch(request.url) or aborted_by_navigation:
             return
-        visit.failed_requests.append(f"{request.url}: {request.failure}")
+        if request.failure == "net::ERR_ABORTED" and request.url.endswith(".phone.svg"):
+            # a <picture> drops its phone drawing's request when the screen widens again before it
+            # arrives: harmless if that drawing loads at another moment of the visit (checked at the end)
+            dropped.append((request.url, phase["now"]))
+            return
+        visit.failed_requests.append(f"{request.url}: {request.failure} (while: {phase['now']})")
 
     def on_response(response):
         if response.status >= 400 and not is_sitemap_prefetch(response.url):
             visit.failed_requests.append(f"{response.url}: HTTP {response.status}")
+        elif response.status < 400:
+            loaded.add(response.url)
+
+    dropped: list[tuple[str, str]] = []
+    loaded: set[str] = set()
 
     tab.on("console", on_console)
     tab.on("pageerror", lambda err: visit.console_errors.append(f"uncaught {err}"))
@@ -244,6 +260,7 @@ async def _visit(
         for name, size in (("desktop", DESKTOP), ("phone", PHONE)):
             await tab.set_viewport_size(size)
             await tab.wait_for_timeout(150)
+            await tab.wait_for_function(PICTURES_LOADED_JS, timeout=15_000)  # a <picture> fetches its phone
             path = SCREENSHOTS / f"{page.slug}-{name}.png"
             await tab.screenshot(path=str(path), full_page=True)
             visit.screenshots.append(path)
@@ -254,6 +271,7 @@ async def _visit(
                 "cut formulas": await tab.evaluate(CUT_FORMULAS_JS),
             }
         await tab.set_viewport_size(DESKTOP)
+        await tab.wait_for_function(PICTURES_LOADED_JS, timeout=15_000)  # drawing, or its desktop one, anew
 
     async def copy():
         buttons = tab.locator(COPY_BUTTONS)
@@ -316,6 +334,8 @@ async def _visit(
             if name == "load":
                 break
     phase["now"] = "done"
+    visit.failed_requests += [f"{url}: net::ERR_ABORTED (while: {when}), and never loaded"
+                              for url, when in dropped if url not in loaded]
     await context.close()
     return visit
 

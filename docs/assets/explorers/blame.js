@@ -1,0 +1,264 @@
+/* The blame explorer (page 04): forward stores each layer's activations, backward carries δ layer by layer
+   toward the input, and a picked weight shows its slope, δ × the input it multiplied.
+
+   Every number comes from data/blame.json, computed by culpa at build time (snippets/explorers/blame.py)
+   and written for both languages; this script lays the network out, reveals and announces. Every word
+   comes from the page (the root's data-t-* attributes). One state object, one render(state). */
+(function () {
+  "use strict";
+  var NAME = "blame";
+  var SCRIPT = document.currentScript;
+  var DATA_URL = new URL("data/" + NAME + ".json", SCRIPT.src).href;
+  var SVG = "http://www.w3.org/2000/svg";
+  var reduceMotion = window.matchMedia("(prefers-reduced-motion: reduce)");
+  var PLAY_EVERY = 1800;
+  var ICONS = { start: "M5 4h2.5v16H5zM19 4 9 12l10 8z", back: "M17 4 6 12l11 8z", next: "M7 4l11 8-11 8z",
+                end: "M16.5 4H19v16h-2.5zM5 4l10 8-10 8z", play: "M8 4l12 8-12 8z", pause: "M6 4h4v16H6zM14 4h4v16h-4z" };
+
+  function el(tag, attrs, children) {
+    var node = tag.indexOf("svg:") === 0 ? document.createElementNS(SVG, tag.slice(4)) : document.createElement(tag);
+    Object.keys(attrs || {}).forEach(function (k) { node.setAttribute(k, attrs[k]); });
+    (children || []).forEach(function (c) { node.append(c); });
+    return node;
+  }
+  function fill(template, values) {
+    return (template || "").replace(/\{(\w+)\}/g, function (_, key) { return key in values ? values[key] : ""; });
+  }
+  function language(root) {
+    var lang = (root.closest("[lang]") || document.documentElement).getAttribute("lang") || "en";
+    return lang.slice(0, 2) === "pt" ? "pt" : "en";
+  }
+  function strings(root) {
+    var t = {};
+    Object.keys(root.dataset).forEach(function (k) {
+      if (k.indexOf("t") === 0 && k.length > 1) t[k.charAt(1).toLowerCase() + k.slice(2)] = root.dataset[k];
+    });
+    return t;
+  }
+  function icon(name) {
+    return el("svg:svg", { viewBox: "0 0 24 24", width: "20", height: "20", "aria-hidden": "true", focusable: "false" },
+              [el("svg:path", { d: ICONS[name], fill: "currentColor" })]);
+  }
+
+  function build(root, data) {
+    var lang = language(root), t = strings(root), steps = data.steps, layers = data.layers;
+    var depth = layers.length - 1;
+    var state = { step: 0, weight: data.knob.slice(), playing: false, announce: false, said: "step" };
+    var timer = null;
+    var figure = root.querySelector("figure");
+    var fallback = figure ? figure.querySelector("img, picture, p") : null;
+
+    function button(key) {
+      var b = el("button", { type: "button", class: "xp-button", "aria-label": t[key] || key, title: t[key] || key });
+      b.append(icon(key));
+      return b;
+    }
+    var first = button("start"), back = button("back"), next = button("next"), last = button("end"), play = button("play");
+    play.setAttribute("aria-pressed", "false");
+    var counter = el("span", { class: "xp-counter" });
+    var bar = el("div", { class: "xp-bar", role: "group", "aria-label": t.controls || "" },
+                 [first, back, next, last, play, counter]);
+
+    /* the network: one column per layer, a circle per unit with its activation, its δ under it */
+    var W = 400, H = 340, R = 23, X0 = 36, DX = (W - 2 * X0) / depth;
+    var svg = el("svg:svg", { viewBox: "0 0 " + W + " " + H, class: "xp-net", role: "img", "aria-label": t.graph || "" });
+    var ux = function (l) { return X0 + DX * l; };
+    var uy = function (l, i) { var n = layers[l].size; return 40 + (H - 70) * (i + 0.5) / n; };
+    var wires = {};
+    for (var l = 1; l <= depth; l++) {
+      for (var i = 0; i < layers[l].size; i++) {
+        for (var j = 0; j < layers[l - 1].size; j++) {
+          var wire = el("svg:line", { x1: ux(l - 1) + R, y1: uy(l - 1, j), x2: ux(l) - R, y2: uy(l, i), class: "xp-wire" });
+          wires[l + "-" + i + "-" + j] = wire;
+          svg.append(wire);
+        }
+      }
+    }
+    var units = layers.map(function (layer, l) {
+      svg.append(el("svg:text", { x: ux(l), y: 16, "text-anchor": "middle", class: "xp-layer" }, [data.layer_names[l]]));
+      var list = [];
+      for (var i = 0; i < layer.size; i++) {
+        var circle = el("svg:circle", { cx: ux(l), cy: uy(l, i), r: R, class: "xp-unit" });
+        var act = el("svg:text", { x: ux(l), y: uy(l, i) + 3.5, "text-anchor": "middle", class: "xp-act", "data-num": "a" });
+        var delta = el("svg:text", { x: ux(l), y: uy(l, i) + R + 12, "text-anchor": "middle", class: "xp-delta", "data-num": "delta" });
+        svg.append(circle, act, delta);
+        list.push({ circle: circle, act: act, delta: delta });
+      }
+      return list;
+    });
+
+    /* the rule of the step, the weight picker and its slope */
+    var rule = el("div", { class: "xp-rule" });
+    var select = el("select", { id: "xp-" + NAME + "-pick" });
+    Object.keys(data.weight_names).forEach(function (layer) {
+      var group = el("optgroup", { label: data.weight_names[layer][0][0].split("[")[0] });
+      data.weight_names[layer].forEach(function (row, i) {
+        row.forEach(function (name, j) {
+          group.append(el("option", { value: layer + "," + i + "," + j }, [name]));
+        });
+      });
+      select.append(group);
+    });
+    var pick = el("div", { class: "xp-pick" }, [el("label", { for: select.id }, [t.pick || ""]), select]);
+    var slope = el("p", { class: "xp-term__math xp-total" });
+    var say = el("p", { class: "xp-say", "aria-live": "polite" });
+    var stage = el("div", { class: "xp-stage", tabindex: "0", role: "group", "aria-label": t.label || "" }, [svg]);
+    var side = el("div", { class: "xp-rule" }, [rule, pick, slope]);
+    var ui = el("div", { class: "xp-ui" }, [bar, el("div", { class: "xp-panel" }, [stage, side]), say]);
+    if (fallback) { fallback.hidden = true; fallback.after(ui); } else root.prepend(ui);
+    root.classList.add("xp-ready");
+
+    function num(text, slot) { return el("span", { class: "xp-num", "data-num": slot }, [text]); }
+    function sym(text) { return el("var", {}, [text]); }
+    function reached(layer) { /* has backward computed δ of this layer by the current step? */
+      return steps.slice(0, state.step + 1).some(function (s) { return s.phase === "backward" && s.layer === layer; });
+    }
+    function slopeText() {
+      var w = state.weight, l = w[0], i = w[1], j = w[2];
+      return { weight: data.weight_names[l][i][j], delta: layers[l].delta[i][lang],
+               input: layers[l - 1].a[j][lang], slope: data.weights[l][i][j][lang], layer: data.layer_names[l - 1] };
+    }
+    function announcement(step) {
+      var where = fill(t.step, { n: step.n, total: step.total }) + ". ";
+      if (step.phase === "forward") {
+        return where + fill(t.sayForward, { layer: data.layer_names[step.layer],
+          values: layers[step.layer].a.map(function (v) { return v[lang]; }).join(t.sep || ", ") });
+      }
+      if (step.phase === "loss") return where + fill(t.sayLoss, { loss: step.loss[lang], p: step.p[lang], y: step.y[lang] });
+      var layer = layers[step.layer];
+      if (step.layer === depth) return where + fill(t.sayOutput, { delta: layer.delta_all[lang] });
+      return where + fill(t.sayBackward, { layer: data.z_names[step.layer], message: layer.message[lang],
+                                           slope: layer.slope[lang], delta: layer.delta_all[lang] });
+    }
+
+    function render() {
+      var step = steps[state.step], w = state.weight;
+      var shownForward = steps.slice(0, state.step + 1).filter(function (s) { return s.phase === "forward"; })
+                                .map(function (s) { return s.layer; });
+      units.forEach(function (list, l) {
+        list.forEach(function (u, i) {
+          u.act.textContent = shownForward.indexOf(l) >= 0 ? layers[l].a[i][lang] : "";
+          u.delta.textContent = l >= 1 && reached(l) ? layers[l].delta[i][lang] : "";
+          u.circle.classList.toggle("is-lit", step.phase === "forward" && step.layer === l);
+          u.circle.classList.toggle("is-blamed", step.phase === "backward" && step.layer === l);
+        });
+      });
+      Object.keys(wires).forEach(function (k) {
+        var parts = k.split("-").map(Number);
+        wires[k].classList.toggle("is-lit", step.phase === "forward" && step.layer === parts[0]);
+        wires[k].classList.toggle("is-picked", parts[0] === w[0] && parts[1] === w[1] && parts[2] === w[2]);
+      });
+      rule.replaceChildren();
+      var title = el("p", { class: "xp-rule__title" });
+      rule.append(title);
+      if (step.phase === "forward") {
+        title.append(step.layer === 0 ? t.inputTitle : step.layer === depth ? t.outputTitle : fill(t.forwardTitle, { layer: data.layer_names[step.layer] }));
+        rule.append(el("p", { class: "xp-term__math" }, [sym(data.layer_names[step.layer]), " = ",
+          num("(" + layers[step.layer].a.map(function (v) { return v[lang]; }).join(lang === "pt" ? "; " : ", ") + ")", "a")]));
+        if (t.guideNote) rule.append(el("p", { class: "xp-note" }, [t.guideNote]));
+      } else if (step.phase === "loss") {
+        title.append(t.lossTitle || "");
+        rule.append(el("p", { class: "xp-term__math" }, [sym("p"), " = ", num(step.p[lang], "p"), ", ", sym("y"), " = ", num(step.y[lang], "y")]),
+                    el("p", { class: "xp-term__math" }, [sym("L"), " = −log p", el("sub", {}, ["c"]), " = ", num(step.loss[lang], "loss")]));
+      } else {
+        var layer = layers[step.layer], z = data.z_names[step.layer];
+        title.append(fill(t.backwardTitle, { layer: z }));
+        if (step.layer === depth) {
+          rule.append(el("p", { class: "xp-term__math" }, [sym("δ"), el("sup", {}, ["(" + step.layer + ")"]), " = p − y = ", num(layer.delta_all[lang], "delta")]));
+        } else {
+          rule.append(el("p", { class: "xp-term__sym" }, [sym("δ"), " = ", sym("W"), el("sup", {}, ["T"]), sym("δ"), " ⊙ σ′(", sym(z), ")"]),
+                      el("p", { class: "xp-term__math" }, [num(layer.message[lang], "message"), " ⊙ ", num(layer.slope[lang], "slope")]),
+                      el("p", { class: "xp-term__math" }, ["= ", num(layer.delta_all[lang], "delta")]));
+        }
+      }
+      select.value = w.join(",");
+      slope.replaceChildren();
+      var s = slopeText();
+      if (reached(w[0])) {
+        slope.append(sym("∂L/∂" + s.weight), " = δ × ", sym(s.layer), " = ", num(s.delta, "pick-delta"), " × ",
+                     num(s.input, "pick-input"), " = ", num(s.slope, "pick-slope"));
+      } else {
+        slope.append(fill(t.pickWait, { weight: s.weight }));
+      }
+      counter.textContent = fill(t.step, { n: step.n, total: step.total });
+      first.disabled = back.disabled = state.step === 0;
+      next.disabled = last.disabled = state.step === steps.length - 1;
+      play.hidden = reduceMotion.matches;
+      play.setAttribute("aria-pressed", String(state.playing));
+      play.setAttribute("aria-label", state.playing ? t.pause : t.play);
+      play.title = state.playing ? t.pause : t.play;
+      play.replaceChildren(icon(state.playing ? "pause" : "play"));
+      if (state.announce) {
+        say.textContent = state.said === "pick"
+          ? (reached(w[0]) ? fill(t.sayPick, s) : fill(t.pickWait, s))
+          : announcement(step);
+      }
+      root.dataset.step = String(state.step + 1);
+    }
+
+    function go(index, fromPlay) {
+      state.step = Math.max(0, Math.min(steps.length - 1, index));
+      state.announce = true;
+      state.said = "step";
+      if (!fromPlay) stop();
+      render();
+    }
+    function stop() { if (timer) clearInterval(timer); timer = null; state.playing = false; }
+    function toggle() {
+      if (state.playing || reduceMotion.matches) { stop(); render(); return; }
+      state.playing = true;
+      if (state.step === steps.length - 1) state.step = 0;
+      timer = setInterval(function () {
+        if (state.step >= steps.length - 1) { stop(); render(); return; }
+        go(state.step + 1, true);
+      }, PLAY_EVERY);
+      render();
+    }
+    first.addEventListener("click", function () { go(0); });
+    back.addEventListener("click", function () { go(state.step - 1); });
+    next.addEventListener("click", function () { go(state.step + 1); });
+    last.addEventListener("click", function () { go(steps.length - 1); });
+    play.addEventListener("click", toggle);
+    select.addEventListener("change", function () {
+      state.weight = select.value.split(",").map(Number);
+      state.announce = true;
+      state.said = "pick";
+      render();
+    });
+    reduceMotion.addEventListener("change", function () { stop(); render(); });
+    root.addEventListener("keydown", function (event) {
+      if (event.target === select) return; /* the list's own arrow keys pick a weight */
+      var keys = { ArrowRight: state.step + 1, ArrowLeft: state.step - 1, Home: 0, End: steps.length - 1 };
+      if (!(event.key in keys) || event.altKey || event.ctrlKey || event.metaKey) return;
+      event.preventDefault();
+      go(keys[event.key]);
+    });
+    render();
+  }
+
+  function start(root) {
+    if (root.dataset.xpState) return;
+    root.dataset.xpState = "loading";
+    fetch(DATA_URL).then(function (r) {
+      if (!r.ok) throw new Error(DATA_URL + ": HTTP " + r.status);
+      return r.json();
+    }).then(function (data) {
+      build(root, data);
+      root.dataset.xpState = "ready";
+    }).catch(function (error) {
+      root.dataset.xpState = "failed";
+      console.error("explorer " + NAME + ": " + error.message);
+    });
+  }
+  function setup() {
+    var roots = document.querySelectorAll('[data-explorer="' + NAME + '"]');
+    if (!("IntersectionObserver" in window)) { roots.forEach(start); return; }
+    var seen = new IntersectionObserver(function (entries) {
+      entries.forEach(function (e) { if (e.isIntersecting) { seen.unobserve(e.target); start(e.target); } });
+    }, { rootMargin: "200px 0px" });
+    roots.forEach(function (root) { seen.observe(root); });
+  }
+  if (window.document$ && typeof window.document$.subscribe === "function") window.document$.subscribe(setup);
+  else if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", setup);
+  else setup();
+})();

@@ -1,0 +1,163 @@
+/* The nudge explorer (page 08): move one knob and the step ε, and read the forward and central differences
+   against the exact slope of one backward pass.
+
+   Every number, and every point of the two plots, comes from data/nudge.json, precomputed by culpa at build
+   time on a grid (snippets/explorers/nudge.py) and written for both languages; this script only picks the
+   grid cell the sliders point at and shows it. Every word comes from the page (the root's data-t-*).
+   One state object, one render(state). Starts when the explorer scrolls into view. */
+(function () {
+  "use strict";
+  var NAME = "nudge";
+  var SCRIPT = document.currentScript;
+  var DATA_URL = new URL("data/" + NAME + ".json", SCRIPT.src).href;
+  var SVG = "http://www.w3.org/2000/svg";
+
+  function el(tag, attrs, children) {
+    var node = tag.indexOf("svg:") === 0 ? document.createElementNS(SVG, tag.slice(4)) : document.createElement(tag);
+    Object.keys(attrs || {}).forEach(function (k) { node.setAttribute(k, attrs[k]); });
+    (children || []).forEach(function (c) { node.append(c); });
+    return node;
+  }
+  function fill(template, values) {
+    return (template || "").replace(/\{(\w+)\}/g, function (_, key) { return key in values ? values[key] : ""; });
+  }
+  function language(root) {
+    var lang = (root.closest("[lang]") || document.documentElement).getAttribute("lang") || "en";
+    return lang.slice(0, 2) === "pt" ? "pt" : "en";
+  }
+  function strings(root) {
+    var t = {};
+    Object.keys(root.dataset).forEach(function (k) {
+      if (k.indexOf("t") === 0 && k.length > 1) t[k.charAt(1).toLowerCase() + k.slice(2)] = root.dataset[k];
+    });
+    return t;
+  }
+  function points(list) { return list.map(function (p) { return p[0] + "," + p[1]; }).join(" "); }
+
+  function build(root, data) {
+    var lang = language(root), t = strings(root), uid = NAME + "-" + Math.random().toString(36).slice(2, 8);
+    var state = { knob: data.default_knob, eps: data.default_eps, announce: false };
+    var figure = root.querySelector("figure");
+    var fallback = figure ? figure.querySelector("img, picture, p") : null;
+
+    function slider(id, label, max, value) {
+      var input = el("input", { type: "range", id: uid + "-" + id, min: "0", max: String(max), step: "1", value: String(value) });
+      var text = el("label", { for: uid + "-" + id }, [label]);
+      var out = el("output", { for: uid + "-" + id, class: "xp-num", "data-num": id });
+      return { input: input, out: out, row: el("div", { class: "xp-slider" }, [text, input, out]) };
+    }
+    var knob = slider("knob", fill(t.knob, { knob: data.knob_name }), data.knobs.length - 1, state.knob);
+    var eps = slider("eps", t.eps || "ε", data.epsilons.length - 1, state.eps);
+
+    var cells = {};
+    function row(key, label, cls) {
+      var value = el("td", { class: "xp-num", "data-num": key });
+      cells[key] = value;
+      return el("tr", {}, [el("th", { scope: "row", class: cls || "" }, [label]), value]);
+    }
+    var table = el("table", { class: "xp-readout" }, [el("tbody", {}, [
+      row("loss", t.loss), row("exact", t.exact),
+      row("forward", t.forward, "xp-key-forward"), row("error_forward", t.errorForward, "xp-key-forward"),
+      row("central", t.central, "xp-key-central"), row("error_central", t.errorCentral, "xp-key-central"),
+    ])]);
+
+    /* the loss against the knob, with the tangent (exact slope) and the central secant */
+    var L = data.plot_l, E = data.plot_e;
+    var plotL = el("svg:svg", { viewBox: "0 0 " + L.width + " " + L.height, class: "xp-plot", role: "img", "aria-label": t.plotLoss || "" });
+    var curve = el("svg:polyline", { points: points(data.curve), class: "xp-curve" });
+    var tangent = el("svg:line", { class: "xp-tangent" });
+    var secant = el("svg:line", { class: "xp-secant" });
+    var dot = el("svg:circle", { r: "4", class: "xp-dot" });
+    plotL.append(el("svg:rect", { x: "0.5", y: "0.5", width: L.width - 1, height: L.height - 1, class: "xp-frame" }),
+                 curve, tangent, secant, dot,
+                 el("svg:text", { x: L.pad, y: L.pad + 4 }, [t.lossAxis || "L"]),
+                 el("svg:text", { x: L.width - L.pad, y: L.height - 4, "text-anchor": "end" }, [data.knob_name]));
+
+    /* the error of each estimate against ε, for this knob */
+    var plotE = el("svg:svg", { viewBox: "0 0 " + E.width + " " + E.height, class: "xp-plot", role: "img", "aria-label": t.plotError || "" });
+    var f = data.frame_e;
+    plotE.append(el("svg:rect", { x: f[0], y: f[1], width: f[2] - f[0], height: f[3] - f[1], class: "xp-frame" }));
+    data.levels_e.forEach(function (lv) {
+      plotE.append(el("svg:text", { x: f[0] + 3, y: lv.at - 2, class: "xp-tick" }, [lv.label[lang]]));
+    });
+    data.ticks_e.forEach(function (tk) {
+      plotE.append(el("svg:text", { x: tk.at, y: E.height - 1, "text-anchor": "middle", class: "xp-tick" }, [tk.label[lang]]));
+    });
+    var fwdLine = el("svg:polyline", { class: "xp-forward" }), ctrLine = el("svg:polyline", { class: "xp-central" });
+    var cursor = el("svg:line", { class: "xp-cursor" });
+    var fwdDot = el("svg:circle", { r: "4.5", class: "xp-dot xp-dot--forward" });
+    var ctrDot = el("svg:circle", { r: "4.5", class: "xp-dot xp-dot--central" });
+    plotE.append(cursor, fwdLine, ctrLine, fwdDot, ctrDot,
+                 el("svg:text", { x: f[2], y: f[1] - 3, "text-anchor": "end" }, [t.errorAxis || ""]));
+
+    var say = el("p", { class: "xp-say", "aria-live": "polite" });
+    var ui = el("div", { class: "xp-ui" }, [
+      el("div", { class: "xp-sliders" }, [knob.row, eps.row]), table,
+      el("div", { class: "xp-plots" }, [plotL, plotE]), say]);
+    if (fallback) { fallback.hidden = true; fallback.after(ui); } else root.prepend(ui);
+    root.classList.add("xp-ready");
+
+    function render() {
+      var k = data.knobs[state.knob], cell = k.cells[state.eps], e = data.epsilons[state.eps][lang];
+      knob.input.value = String(state.knob);
+      eps.input.value = String(state.eps);
+      knob.out.textContent = "θ = " + k.theta[lang];
+      eps.out.textContent = "ε = " + e;
+      knob.input.setAttribute("aria-valuetext", "θ = " + k.theta[lang]);
+      eps.input.setAttribute("aria-valuetext", "ε = " + e);
+      cells.loss.textContent = k.loss[lang];
+      cells.exact.textContent = k.exact[lang];
+      cells.forward.textContent = cell.forward[lang];
+      cells.central.textContent = cell.central[lang];
+      cells.error_forward.textContent = cell.error_forward[lang];
+      cells.error_central.textContent = cell.error_central[lang];
+      dot.setAttribute("cx", k.point[0]); dot.setAttribute("cy", k.point[1]);
+      [[tangent, k.tangent], [secant, cell.secant]].forEach(function (pair) {
+        pair[0].setAttribute("x1", pair[1][0][0]); pair[0].setAttribute("y1", pair[1][0][1]);
+        pair[0].setAttribute("x2", pair[1][1][0]); pair[0].setAttribute("y2", pair[1][1][1]);
+      });
+      fwdLine.setAttribute("points", points(k.curves.forward));
+      ctrLine.setAttribute("points", points(k.curves.central));
+      fwdDot.setAttribute("cx", cell.at[0][0]); fwdDot.setAttribute("cy", cell.at[0][1]);
+      ctrDot.setAttribute("cx", cell.at[1][0]); ctrDot.setAttribute("cy", cell.at[1][1]);
+      cursor.setAttribute("x1", cell.at[0][0]); cursor.setAttribute("x2", cell.at[0][0]);
+      cursor.setAttribute("y1", f[1]); cursor.setAttribute("y2", f[3]);
+      if (state.announce) {
+        say.textContent = fill(t.say, { theta: k.theta[lang], eps: e, loss: k.loss[lang], exact: k.exact[lang],
+          forward: cell.forward[lang], error_forward: cell.error_forward[lang],
+          central: cell.central[lang], error_central: cell.error_central[lang] });
+      }
+      root.dataset.knob = String(state.knob + 1);
+      root.dataset.eps = String(state.eps + 1);
+    }
+    knob.input.addEventListener("input", function () { state.knob = Number(knob.input.value); state.announce = true; render(); });
+    eps.input.addEventListener("input", function () { state.eps = Number(eps.input.value); state.announce = true; render(); });
+    render();
+  }
+
+  function start(root) {
+    if (root.dataset.xpState) return;
+    root.dataset.xpState = "loading";
+    fetch(DATA_URL).then(function (r) {
+      if (!r.ok) throw new Error(DATA_URL + ": HTTP " + r.status);
+      return r.json();
+    }).then(function (data) {
+      build(root, data);
+      root.dataset.xpState = "ready";
+    }).catch(function (error) {
+      root.dataset.xpState = "failed";
+      console.error("explorer " + NAME + ": " + error.message);
+    });
+  }
+  function setup() {
+    var roots = document.querySelectorAll('[data-explorer="' + NAME + '"]');
+    if (!("IntersectionObserver" in window)) { roots.forEach(start); return; }
+    var seen = new IntersectionObserver(function (entries) {
+      entries.forEach(function (e) { if (e.isIntersecting) { seen.unobserve(e.target); start(e.target); } });
+    }, { rootMargin: "200px 0px" });
+    roots.forEach(function (root) { seen.observe(root); });
+  }
+  if (window.document$ && typeof window.document$.subscribe === "function") window.document$.subscribe(setup);
+  else if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", setup);
+  else setup();
+})();

@@ -1,0 +1,262 @@
+/* The worked-example explorer (page 03): step through the graph culpa recorded, forward then backward.
+
+   Every number comes from data/worked-example.json, written by culpa at build time
+   (snippets/explorers/worked_example.py) for both languages; this script only lays it out, reveals it
+   step by step and announces each step. Every word comes from the page (the root's data-t-* attributes).
+   One state object, one render(state). Starts when the explorer scrolls into view. */
+(function () {
+  "use strict";
+  var NAME = "worked-example";
+  var SCRIPT = document.currentScript;
+  var DATA_URL = new URL("data/" + NAME + ".json", SCRIPT.src).href;
+  var SVG = "http://www.w3.org/2000/svg";
+  var reduceMotion = window.matchMedia("(prefers-reduced-motion: reduce)");
+  var PLAY_EVERY = 1600;
+
+  function el(tag, attrs, children) {
+    var node = tag.indexOf("svg:") === 0 ? document.createElementNS(SVG, tag.slice(4)) : document.createElement(tag);
+    Object.keys(attrs || {}).forEach(function (k) { node.setAttribute(k, attrs[k]); });
+    (children || []).forEach(function (c) { node.append(c); });
+    return node;
+  }
+
+  function fill(template, values) {
+    return template.replace(/\{(\w+)\}/g, function (_, key) { return key in values ? values[key] : ""; });
+  }
+
+  function language(root) {
+    var lang = (root.closest("[lang]") || document.documentElement).getAttribute("lang") || "en";
+    return lang.slice(0, 2) === "pt" ? "pt" : "en";
+  }
+
+  function strings(root) {
+    var t = {};
+    Object.keys(root.dataset).forEach(function (k) {
+      if (k.indexOf("t") === 0 && k.length > 1) t[k.charAt(1).toLowerCase() + k.slice(2)] = root.dataset[k];
+    });
+    return t;
+  }
+
+  /* ---- the explorer ---- */
+  function build(root, data) {
+    var lang = language(root), t = strings(root), compact = root.hasAttribute("data-compact");
+    var steps = data.steps, nodes = data.nodes;
+    var state = { step: 0, playing: false, announce: false };
+    var timer = null;
+    var figure = root.querySelector("figure");
+    var fallback = figure ? figure.querySelector("img, picture, p") : null;
+
+    /* controls */
+    var ICONS = { start: "M5 4h2.5v16H5zM19 4 9 12l10 8z", back: "M17 4 6 12l11 8z", next: "M7 4l11 8-11 8z",
+                  end: "M16.5 4H19v16h-2.5zM5 4l10 8-10 8z", play: "M8 4l12 8-12 8z", pause: "M6 4h4v16H6zM14 4h4v16h-4z" };
+    function icon(name) {
+      return el("svg:svg", { viewBox: "0 0 24 24", width: "20", height: "20", "aria-hidden": "true", focusable: "false" },
+                [el("svg:path", { d: ICONS[name], fill: "currentColor" })]);
+    }
+    function button(key) {
+      var b = el("button", { type: "button", class: "xp-button", "aria-label": t[key] || key, title: t[key] || key });
+      b.append(icon(key));
+      return b;
+    }
+    var first = button("start"), back = button("back"), next = button("next"), last = button("end"), play = button("play");
+    play.setAttribute("aria-pressed", "false");
+    var counter = el("span", { class: "xp-counter" });
+    var bar = el("div", { class: "xp-bar", role: "group", "aria-label": t.controls || "" },
+                 [first, back, next, last, play, counter]);
+
+    /* the graph: a column of nodes, z at the top; each node's value, then its gradient, beside it */
+    var ROW = 46, W = 300, BOX_L = 26, BOX_R = 118, TEXT_X = 128, TOP = 40;
+    var svg = el("svg:svg", { viewBox: "0 0 " + W + " " + (TOP + ROW * nodes.length), class: "xp-graph",
+                              role: "img", "aria-label": t.graph || "" });
+    svg.append(el("svg:text", { x: TEXT_X, y: 13, class: "xp-head" }, [t.forwardHead || ""]));
+    svg.append(el("svg:text", { x: TEXT_X, y: 29, class: "xp-head xp-head--back" }, [t.backwardHead || ""]));
+    var cy = function (id) { return TOP + ROW * id + ROW / 2 - 4; };
+    var edges = {};
+    nodes.forEach(function (node) {
+      node.parents.forEach(function (parent) {
+        var mid = (BOX_L + BOX_R) / 2, d;
+        if (node.id - parent === 1) d = "M" + mid + " " + (cy(parent) + 14) + " L" + mid + " " + (cy(node.id) - 16);
+        else d = "M" + BOX_L + " " + cy(parent) + " C" + (BOX_L - 24) + " " + cy(parent) + " " + (BOX_L - 24) +
+                 " " + cy(node.id) + " " + (BOX_L - 3) + " " + cy(node.id);
+        var path = el("svg:path", { d: d, class: "xp-edge", "marker-end": "url(#xp-arrow-" + NAME + ")" });
+        edges[parent + "-" + node.id] = path;
+        svg.append(path);
+      });
+    });
+    var defs = el("svg:defs", {}, [el("svg:marker", { id: "xp-arrow-" + NAME, viewBox: "0 0 10 10", refX: "9", refY: "5",
+      markerWidth: "8", markerHeight: "8", markerUnits: "userSpaceOnUse", orient: "auto-start-reverse" }, [el("svg:path", { d: "M0 0 L10 5 L0 10 z", class: "xp-arrowhead" })])]);
+    svg.prepend(defs);
+    var rows = nodes.map(function (node) {
+      var y = cy(node.id);
+      var box = el("svg:rect", { x: BOX_L, y: y - 14, width: BOX_R - BOX_L, height: 28, rx: 6,
+                                 class: "xp-node" + (node.constant ? " xp-node--constant" : "") });
+      var label = el("svg:text", { x: (BOX_L + BOX_R) / 2, y: y + 5, "text-anchor": "middle", class: "xp-name" }, [node.name]);
+      var value = el("svg:text", { x: TEXT_X, y: y - 2, class: "xp-value", "data-num": "value" });
+      var grad = el("svg:text", { x: TEXT_X, y: y + 15, class: "xp-grad", "data-num": "grad" });
+      svg.append(box, label, value, grad);
+      return { box: box, value: value, grad: grad };
+    });
+
+    /* the rule of the step, and culpa's code */
+    var rule = el("div", { class: "xp-rule" });
+    var say = el("p", { class: "xp-say", "aria-live": "polite" });
+    var stage = el("div", { class: "xp-stage", tabindex: "0", role: "group",
+                            "aria-label": t.label || "" }, [svg]);
+    var panel = el("div", { class: "xp-panel" }, [stage, rule]);
+    var ui = el("div", { class: "xp-ui" + (compact ? " xp-ui--compact" : "") }, [bar, panel, say]);
+    if (fallback) { fallback.hidden = true; fallback.after(ui); } else root.prepend(ui);
+    root.classList.add("xp-ready");
+
+    function num(text, slot) { return el("span", { class: "xp-num", "data-num": slot }, [text]); }
+    function sym(text) { return el("var", {}, [text]); }
+    function term(tm, node) {
+      var child = nodes[tm.child];
+      var head = el("p", { class: "xp-term__head" }, [fill(t.from || "{child}", { child: child.formula })]);
+      var symbolic = el("p", { class: "xp-term__sym" }, tm.combine === "Σ⊙"
+        ? ["Σ ", sym("∂L/∂" + child.name), " ⊙ ", sym("∂" + child.name + "/∂" + node.name), " (" + tm.local_symbol + ")"]
+        : [sym("∂L/∂" + child.name), " " + tm.combine + " ", sym("∂" + child.name + "/∂" + node.name), " (" + tm.local_symbol + ")"]);
+      var math = el("p", { class: "xp-term__math" }, tm.combine === "Σ⊙"
+        ? ["Σ [", num(tm.downstream[lang], "downstream"), " ⊙ ", num(tm.local[lang], "local"), "] = ", num(tm.product[lang], "product")]
+        : [num(tm.downstream[lang], "downstream"), " " + tm.combine + " ", num(tm.local[lang], "local"), " = ", num(tm.product[lang], "product")]);
+      var code = el("pre", { class: "xp-code", "aria-label": fill(t.code || "{section}", { section: tm.code.section }) });
+      var inner = el("code");
+      tm.code.lines.forEach(function (line, i) {
+        var row = el(tm.code.highlight.indexOf(i) >= 0 ? "mark" : "span", { class: "xp-line" }, [line + "\n"]);
+        inner.append(row);
+      });
+      code.append(inner);
+      var where = el("p", { class: "xp-term__code" }, [el("code", {}, [tm.code.section])]);
+      return el("div", { class: "xp-term" }, [head, symbolic, math, where, code]);
+    }
+
+    function announcement(step) {
+      var node = nodes[step.node], n = { n: step.n, total: step.total };
+      var where = fill(t.step || "{n}/{total}", n) + ". ";
+      if (step.phase === "forward") return where + fill(t.sayForward, { formula: node.formula, value: step.value[lang] });
+      if (step.seed) return where + fill(t.saySeed, { grad: step.grad[lang] });
+      var terms = step.terms.map(function (tm) {
+        return fill(t.sayTerm, { child: nodes[tm.child].name, downstream: tm.downstream[lang], local: tm.local[lang],
+                                 product: tm.product[lang] });
+      }).join(t.and || "; ");
+      var text = where + fill(t.sayBackward, { node: node.name, terms: terms, grad: step.grad[lang] });
+      return step === steps[steps.length - 1] ? text + " " + (t.sayEnd || "") : text;
+    }
+
+    function render() {
+      var step = steps[state.step], node = nodes[step.node];
+      var backIndex = steps.indexOf(steps.filter(function (s) { return s.phase === "backward"; })[0]);
+      rows.forEach(function (row, id) {
+        var forwardDone = steps.slice(0, state.step + 1).some(function (s) { return s.phase === "forward" && s.node === id; });
+        var gradDone = steps.slice(backIndex, state.step + 1).some(function (s) { return s.phase === "backward" && s.node === id; });
+        row.value.textContent = forwardDone ? nodes[id].value[lang] : "";
+        row.grad.textContent = gradDone && state.step >= backIndex ? nodes[id].grad[lang] : "";
+        row.box.classList.toggle("is-current", id === step.node);
+        row.box.classList.toggle("is-source", step.phase === "backward" && (step.terms || []).some(function (tm) { return tm.child === id; }));
+      });
+      Object.keys(edges).forEach(function (k) {
+        var ids = k.split("-").map(Number);
+        edges[k].classList.toggle("is-active", step.phase === "backward" ? ids[0] === step.node &&
+          (step.terms || []).some(function (tm) { return tm.child === ids[1]; }) : ids[1] === step.node);
+      });
+      rule.replaceChildren();
+      var title = el("p", { class: "xp-rule__title" });
+      if (step.phase === "forward") {
+        title.append(t.forwardTitle || "", " ");
+        rule.append(title, el("p", { class: "xp-term__math" }, [node.formula + " = ", num(step.value[lang], "value")]));
+      } else if (step.seed) {
+        title.append(t.backwardTitle || "");
+        rule.append(title, el("p", { class: "xp-term__math" }, [sym("∂L/∂L"), " = ", num(step.grad[lang], "grad")]));
+        if (t.seedNote) rule.append(el("p", { class: "xp-note" }, [t.seedNote]));
+      } else {
+        title.append(fill(t.backwardAt || "{node}", { node: node.name }));
+        rule.append(title);
+        step.terms.forEach(function (tm) { rule.append(term(tm, node)); });
+        var total = el("p", { class: "xp-term__math xp-total" }, [sym("∂L/∂" + node.name), " = "]);
+        if (step.terms.length > 1) {
+          step.terms.forEach(function (tm, i) { total.append(i ? " + " : "", num(tm.product[lang], "product")); });
+          total.append(" = ");
+          rule.append(el("p", { class: "xp-note" }, [fill(t.twoNote || "", { node: node.name })]));
+        }
+        total.append(num(step.grad[lang], "grad"));
+        rule.append(total);
+        if (state.step === steps.length - 1) {
+          rule.append(el("p", { class: "xp-note xp-result" }, ["= p − y = ", num(data.p_minus_y[lang], "result"), " ", t.endNote || ""]));
+        }
+      }
+      counter.textContent = fill(t.step || "{n}/{total}", { n: step.n, total: step.total });
+      first.disabled = back.disabled = state.step === 0;
+      next.disabled = last.disabled = state.step === steps.length - 1;
+      play.hidden = reduceMotion.matches;
+      play.setAttribute("aria-pressed", String(state.playing));
+      play.setAttribute("aria-label", state.playing ? t.pause : t.play);
+      play.title = state.playing ? t.pause : t.play;
+      play.replaceChildren(icon(state.playing ? "pause" : "play"));
+      if (state.announce) say.textContent = announcement(step);
+      root.dataset.step = String(state.step + 1);
+    }
+
+    function go(index, fromPlay) {
+      state.step = Math.max(0, Math.min(steps.length - 1, index));
+      state.announce = true;
+      if (!fromPlay) stop();
+      render();
+    }
+    function stop() {
+      if (timer) clearInterval(timer);
+      timer = null;
+      state.playing = false;
+    }
+    function toggle() {
+      if (state.playing || reduceMotion.matches) { stop(); render(); return; }
+      state.playing = true;
+      if (state.step === steps.length - 1) state.step = 0;
+      timer = setInterval(function () {
+        if (state.step >= steps.length - 1) { stop(); render(); return; }
+        go(state.step + 1, true);
+      }, PLAY_EVERY);
+      render();
+    }
+    first.addEventListener("click", function () { go(0); });
+    back.addEventListener("click", function () { go(state.step - 1); });
+    next.addEventListener("click", function () { go(state.step + 1); });
+    last.addEventListener("click", function () { go(steps.length - 1); });
+    play.addEventListener("click", toggle);
+    reduceMotion.addEventListener("change", function () { stop(); render(); });
+    root.addEventListener("keydown", function (event) {
+      var keys = { ArrowRight: state.step + 1, ArrowLeft: state.step - 1, Home: 0, End: steps.length - 1 };
+      if (!(event.key in keys) || event.altKey || event.ctrlKey || event.metaKey) return;
+      event.preventDefault();
+      go(keys[event.key]);
+    });
+    render();
+  }
+
+  /* ---- start when it scrolls into view ---- */
+  function start(root) {
+    if (root.dataset.xpState) return;
+    root.dataset.xpState = "loading";
+    fetch(DATA_URL).then(function (r) {
+      if (!r.ok) throw new Error(DATA_URL + ": HTTP " + r.status);
+      return r.json();
+    }).then(function (data) {
+      build(root, data);
+      root.dataset.xpState = "ready";
+    }).catch(function (error) {
+      root.dataset.xpState = "failed";
+      console.error("explorer " + NAME + ": " + error.message);
+    });
+  }
+
+  function setup() {
+    var roots = document.querySelectorAll('[data-explorer="' + NAME + '"]');
+    if (!("IntersectionObserver" in window)) { roots.forEach(start); return; }
+    var seen = new IntersectionObserver(function (entries) {
+      entries.forEach(function (e) { if (e.isIntersecting) { seen.unobserve(e.target); start(e.target); } });
+    }, { rootMargin: "200px 0px" });
+    roots.forEach(function (root) { seen.observe(root); });
+  }
+
+  if (window.document$ && typeof window.document$.subscribe === "function") window.document$.subscribe(setup);
+  else if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", setup);
+  else setup();
+})();

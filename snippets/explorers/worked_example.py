@@ -1,0 +1,191 @@
+"""The worked-example explorer (page 03): the graph culpa records for page 03's loss, stepped through.
+
+It runs page 03's own "forward" section (snippets/lessons/worked_example.py: z = (2.0, 1.0, 0.1), observed
+class 0), one backward pass that keeps the graph, and exports culpa.graph.export of it, plus, for every
+backward step, the rule with its numbers: for each op that consumed the node, downstream gradient × local
+derivative = contribution, and their sum, the node's gradient. The local derivative is culpa's: the op's own
+backward closure applied to one-hot seeds (a column of its Jacobian), and the contribution is that closure
+applied to the real downstream gradient, as backward runs it. Each rule names the op's code in culpa and the
+line that holds its local derivative.
+
+Steps: forward, one node at a time in culpa's topological order (each value appears), then backward in
+culpa's own backward order, from ∂L/∂L = 1 to the logits, where the gradient is p − y.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from figures import lessons
+
+from explorers import numbers, op_code
+
+INPUTS = ["snippets/lessons/worked_example.py"]
+
+# How the explorer names each node of page 03's graph, in culpa's topological order (as the figure does).
+NODES = [
+    ("leaf", "z"),
+    ("exp", "e"),
+    ("sum", "s"),
+    ("div", "p"),
+    ("leaf", "y"),
+    ("mul", "p ⊙ y"),
+    ("sum", "p₀"),
+    ("log", "log p₀"),
+    ("neg", "L"),
+]
+FORMULAS = {  # what each node computes, written with the names above
+    "z": "z", "e": "e = exp(z)", "s": "s = Σ e", "p": "p = e / s", "y": "y", "p ⊙ y": "p ⊙ y",
+    "p₀": "p₀ = Σ p ⊙ y", "log p₀": "log p₀", "L": "L = −log p₀",
+}
+# The local derivative of each op with respect to its input number k, written with the nodes' names.
+LOCAL = {
+    ("neg", 0): "−1",
+    ("log", 0): "1/{a}",
+    ("sum", 0): "1",
+    ("exp", 0): "exp({a}) = {out}",
+    ("mul", 0): "{b}",
+    ("mul", 1): "{a}",
+    ("div", 0): "1/{b}",
+    ("div", 1): "−{a}/{b}²",
+}
+
+
+def _method(op: str):
+    import culpa
+
+    names = {"neg": "__neg__", "log": "log", "sum": "sum", "exp": "exp", "mul": "__mul__",
+             "div": "__truediv__"}
+    return getattr(culpa.Tensor, names[op])
+
+
+def _jacobian(closure, out_shape, k: int, parent_shape) -> np.ndarray:
+    """d out / d input k, row i = culpa's backward closure applied to the one-hot seed i."""
+    size = int(np.prod(out_shape))
+    rows = []
+    for i in range(size):
+        seed = np.zeros(size)
+        seed[i] = 1.0
+        rows.append(np.asarray(closure(seed.reshape(out_shape))[k], dtype=float).reshape(-1))
+    return np.array(rows).reshape(size, int(np.prod(parent_shape)))
+
+
+def _recorded():
+    """Page 03's graph after one backward pass that keeps it: (tensors in topological order, export, page)."""
+    import culpa
+    from culpa.tensor import topo_order
+
+    page = lessons.run("worked_example.py", "forward")
+    loss = page["loss"]
+    loss.backward(retain_graph=True)
+    graph = culpa.graph.export(loss)
+    ops = [node["op"] for node in graph["nodes"]]
+    if ops != [op for op, _ in NODES]:
+        raise ValueError(f"page 03's graph changed: culpa recorded the ops {ops}, the explorer names "
+                         f"{[op for op, _ in NODES]}; update NODES in {__file__}")
+    return topo_order(loss), graph, page
+
+
+def _term(tensors, graph, child: int, parent: int) -> dict:
+    """The rule for one edge: downstream gradient of `child` × its local derivative = contribution."""
+    node, tensor = graph["nodes"][child], tensors[child]
+    k = node["parents"].index(parent)
+    out_shape, parent_shape = tensor.data.shape, tensors[parent].data.shape
+    downstream = np.asarray(node["grad"], dtype=float)
+    contribution = np.asarray(tensor._backward(np.asarray(node["grad"]))[k], dtype=float)
+    jac = _jacobian(tensor._backward, out_shape, k, parent_shape)
+    m, n = jac.shape
+    if m == n and np.array_equal(jac, np.diag(np.diag(jac))):
+        local, combine = np.diag(jac).reshape(parent_shape), "×" if m == 1 else "⊙"
+        product = downstream * local
+    elif m == 1:  # a scalar output of a vector input (a sum): the same downstream number for every element
+        local, combine = jac[0].reshape(parent_shape), "×"
+        product = downstream * local
+    elif n == 1:  # a scalar input that reached every output element (broadcast): its shares add up
+        local, combine = jac[:, 0].reshape(out_shape), "Σ⊙"
+        product = np.sum(downstream * local)
+    else:
+        raise ValueError(f"op {node['op']} of node {child}: a full Jacobian is not drawn by this explorer")
+    if not np.allclose(product, contribution, rtol=1e-12, atol=1e-15):
+        raise ValueError(f"op {node['op']}: downstream × local derivative {product} differs from what "
+                         f"culpa's backward computed, {contribution}")
+    names = {"out": NODES[child][1], "a": NODES[node["parents"][0]][1],
+             "b": NODES[node["parents"][-1]][1]}
+    return {
+        "child": child,
+        "op": node["op"],
+        "downstream": numbers(downstream),
+        "local_symbol": LOCAL[node["op"], k].format(**names),
+        "local": numbers(local),
+        "combine": combine,
+        "product": numbers(contribution),
+        "code": op_code(_method(node["op"]), k),
+    }
+
+
+def export() -> dict:
+    tensors, graph, page = _recorded()
+    nodes = graph["nodes"]
+    consumers = {n["id"]: [c["id"] for c in nodes if n["id"] in c["parents"]] for n in nodes}
+    steps = []
+    for node in nodes:
+        steps.append({"phase": "forward", "node": node["id"], "value": numbers(node["value"])})
+    root = graph["backward_order"][0]
+    for node_id in graph["backward_order"]:
+        node = nodes[node_id]
+        terms = [_term(tensors, graph, child, node_id) for child in consumers[node_id]
+                 if nodes[child]["requires_grad"]]
+        steps.append({"phase": "backward", "node": node_id, "seed": node_id == root, "terms": terms,
+                      "grad": numbers(node["grad"])})
+    total = len(steps)
+    for i, step in enumerate(steps, start=1):
+        step["n"], step["total"] = str(i), str(total)
+    p_minus_y = np.asarray(page["p"].data) - page["y"]
+    return {
+        "explorer": "worked-example",
+        "nodes": [{"id": n["id"], "op": n["op"], "name": NODES[n["id"]][1],
+                   "formula": FORMULAS[NODES[n["id"]][1]],
+                   "parents": n["parents"], "constant": not n["requires_grad"],
+                   "value": numbers(n["value"]),
+                   "grad": None if n["grad"] is None else numbers(n["grad"])} for n in nodes],
+        "backward_order": graph["backward_order"],
+        "steps": steps,
+        "p_minus_y": numbers(p_minus_y),
+    }
+
+
+def check(data: dict) -> list[str]:
+    """Every number of `data` against culpa, recomputed here from page 03's graph; one line per problem,
+    naming the explorer and the step."""
+    tensors, graph, page = _recorded()
+    problems = []
+
+    def same(where, shown, expected):
+        want = numbers(expected)
+        if shown != want:
+            problems.append(f"worked-example, {where}: shows {shown}, culpa computes {want}")
+
+    by_id = {t: tensors[t] for t in range(len(tensors))}
+    for step in data["steps"]:
+        node = by_id[step["node"]]
+        where = f"step {step['n']} ({step['phase']}, node {NODES[step['node']][1]})"
+        if step["phase"] == "forward":
+            same(where + " value", step["value"], node.data)
+            continue
+        same(where + " gradient", step["grad"], node.grad)
+        total = None
+        for term in step["terms"]:
+            child = by_id[term["child"]]
+            k = [id(p) for p in child._parents].index(id(node))
+            contribution = child._backward(child.grad)[k]
+            same(where + f" downstream from {NODES[term['child']][1]}", term["downstream"], child.grad)
+            same(where + f" contribution from {NODES[term['child']][1]}", term["product"], contribution)
+            total = contribution if total is None else total + contribution
+        if total is not None:
+            same(where + " sum of contributions", step["grad"], total)
+    order = [s["node"] for s in data["steps"] if s["phase"] == "backward"]
+    if order != graph["backward_order"]:
+        problems.append(f"worked-example: backward order {order}, culpa visits {graph['backward_order']}")
+    last = data["steps"][-1]
+    if last["grad"] != numbers(np.asarray(page["p"].data) - page["y"]):
+        problems.append(f"worked-example, step {last['n']}: the last gradient {last['grad']} is not p − y")
+    return problems

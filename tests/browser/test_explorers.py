@@ -1,0 +1,521 @@
+"""The interactive explorers, used in Chromium as a reader would, against culpa's own export.
+
+Each explorer (`worked-example` on page 03 and on the home page, `nudge` on page 08, `blame` on page 04)
+is driven with the keyboard only, in both languages: every step (every slider stop for `nudge`) is visited,
+and every number the explorer shows, and every number it announces in its aria-live region, is compared
+with what snippets/explorers/ exports from culpa in this test process, in the page's number format. A
+planted change in the served data (one gradient altered) must make that comparison fail, naming the
+explorer and the step. Then: without JavaScript the static figure shows; under prefers-reduced-motion
+nothing animates and play never starts; axe finds no serious or critical violation in either palette with
+the explorer running; on a 390 px phone nothing makes the page scroll sideways; every control is at least
+44 × 44 px; an explorer loads nothing until it scrolls into view; screenshots of each explorer at a middle
+step, desktop and phone, both languages, land in tests/screenshots/.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+
+import pytest
+from served import LANGS, ROOT
+from visiting import AXE, DESKTOP, NO_CHROMIUM, PHONE, SCREENSHOTS, find_chromium, in_ci, is_sitemap_prefetch
+
+if find_chromium() is None and not in_ci():
+    pytest.skip(f"browser tests skipped: {NO_CHROMIUM}", allow_module_level=True)
+
+if str(ROOT / "snippets") not in sys.path:
+    sys.path.insert(0, str(ROOT / "snippets"))
+import explorers  # noqa: E402
+
+PAGES = {"worked-example": "03-worked-example/", "nudge": "08-honest-habits/",
+         "blame": "04-through-a-network/"}
+HOME = ""
+CASES = [(name, lang) for name in PAGES for lang in LANGS]
+IDS = [f"{name}-{lang}" for name, lang in CASES]
+
+
+@pytest.fixture(scope="module")
+def exported():
+    """What culpa exports for each explorer, computed here (not read from the site)."""
+    return {name: explorers.module(name).export() for name in explorers.NAMES}
+
+
+@pytest.fixture(scope="module")
+def browser(chromium):
+    from conftest import CHROMIUM_ARGS
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
+        yield launched
+        launched.close()
+
+
+def url(site, lang, path):
+    return site.base + (path if lang == "pt" else f"{lang}/{path}")
+
+
+def open_page(browser, site, lang, path, size=DESKTOP, **options):
+    context = browser.new_context(viewport=size, **options)
+    context.route(re.compile(r"^(?!http://127\.0\.0\.1).*"), lambda route: route.abort())
+    tab = context.new_page()
+    tab.errors = []
+    tab.on("pageerror", lambda err: tab.errors.append(str(err)))
+    # a failed request is judged by its address (Material's sitemap.xml prefetches are known, see visiting.py)
+    tab.on("console", lambda m: tab.errors.append(m.text)
+           if m.type == "error" and not m.text.startswith("Failed to load resource") else None)
+    tab.on("response", lambda r: tab.errors.append(f"{r.url}: HTTP {r.status}")
+           if r.status >= 400 and not is_sitemap_prefetch(r.url) else None)
+    tab.goto(url(site, lang, path), wait_until="load")
+    return context, tab
+
+
+def start(tab, name):
+    root = tab.locator(f'[data-explorer="{name}"]').first
+    root.scroll_into_view_if_needed()
+    tab.wait_for_function(
+        "(name) => document.querySelector(`[data-explorer='${name}']`).dataset.xpState === 'ready'",
+        arg=name, timeout=10_000)
+    return root
+
+
+SHOWN_JS = """(root) => ({
+  numbers: [...root.querySelectorAll('[data-num]')]
+    .filter((e) => e.textContent.trim() && e.getClientRects().length)
+    .map((e) => e.textContent.trim()),
+  said: (root.querySelector('[aria-live="polite"]') || {}).textContent || '',
+  step: root.dataset.step || '',
+})"""
+
+
+def multiset_problems(where, shown, expected):
+    shown, expected = sorted(shown), sorted(expected)
+    if shown == expected:
+        return []
+    missing = [x for x in set(expected) if expected.count(x) > shown.count(x)]
+    extra = [x for x in set(shown) if shown.count(x) > expected.count(x)]
+    return [f"{where}: shows {extra or 'nothing extra'}, culpa exports {missing or 'nothing more'}"]
+
+
+def said_problems(where, said, numbers):
+    absent = [x for x in numbers if x not in said]
+    return [f"{where}: the announcement {said!r} lacks {absent}"] if absent else []
+
+
+# --- what each explorer must show, from the export ----------------------------------------------------
+
+
+def worked_example_expected(data, index, lang):
+    steps, nodes = data["steps"], data["nodes"]
+    step = steps[index]
+    shown, said = [], [step["n"], step["total"]]
+    for node in nodes:
+        if any(s["phase"] == "forward" and s["node"] == node["id"] for s in steps[: index + 1]):
+            shown.append(node["value"][lang])
+        if any(s["phase"] == "backward" and s["node"] == node["id"] for s in steps[: index + 1]):
+            shown.append(node["grad"][lang])
+    if step["phase"] == "forward":
+        shown.append(step["value"][lang])
+        said.append(step["value"][lang])
+    else:
+        for term in step["terms"]:
+            shown += [term["downstream"][lang], term["local"][lang], term["product"][lang]]
+            said += [term["downstream"][lang], term["local"][lang], term["product"][lang]]
+        if len(step["terms"]) > 1:
+            shown += [term["product"][lang] for term in step["terms"]]
+        shown.append(step["grad"][lang])
+        said.append(step["grad"][lang])
+        if index == len(steps) - 1:
+            shown.append(data["p_minus_y"][lang])
+    return shown, said
+
+
+def blame_expected(data, index, lang, weight):
+    steps, layers = data["steps"], data["layers"]
+    step, depth = steps[index], len(layers) - 1
+    seq = "; " if lang == "pt" else ", "
+    forward = [s["layer"] for s in steps[: index + 1] if s["phase"] == "forward"]
+    reached = [s["layer"] for s in steps[: index + 1] if s["phase"] == "backward"]
+    shown, said = [], [step["n"], step["total"]]
+    for l, layer in enumerate(layers):
+        if l in forward:
+            shown += [v[lang] for v in layer["a"]]
+        if l in reached:
+            shown += [v[lang] for v in layer["delta"]]
+    if step["phase"] == "forward":
+        values = [v[lang] for v in layers[step["layer"]]["a"]]
+        shown.append("(" + seq.join(values) + ")")
+        said += values
+    elif step["phase"] == "loss":
+        shown += [step["p"][lang], step["y"][lang], step["loss"][lang]]
+        said += [step["loss"][lang], step["p"][lang], step["y"][lang]]
+    else:
+        layer = layers[step["layer"]]
+        if step["layer"] < depth:
+            shown += [layer["message"][lang], layer["slope"][lang]]
+            said += [layer["message"][lang], layer["slope"][lang]]
+        shown.append(layer["delta_all"][lang])
+        said.append(layer["delta_all"][lang])
+    l, i, j = weight
+    if l in reached:
+        shown += [layers[l]["delta"][i][lang], layers[l - 1]["a"][j][lang],
+                  data["weights"][str(l)][i][j][lang]]
+    return shown, said
+
+
+def nudge_expected(data, knob, eps, lang):
+    k, cell = data["knobs"][knob], data["knobs"][knob]["cells"][eps]
+    values = [k["loss"][lang], k["exact"][lang], cell["forward"][lang], cell["central"][lang],
+              cell["error_forward"][lang], cell["error_central"][lang]]
+    shown = [f"θ = {k['theta'][lang]}", f"ε = {data['epsilons'][eps][lang]}", *values]
+    return shown, [k["theta"][lang], data["epsilons"][eps][lang], *values]
+
+
+# --- driving each explorer with the keyboard ----------------------------------------------------------
+
+
+def drive_stepper(tab, root, name, data, lang):
+    """Every step of worked-example or blame, by keyboard: Home, then ArrowRight to the end, End, Home,
+    ArrowLeft; the problems found, one line each, naming the explorer and the step."""
+    problems = []
+    steps = data["steps"]
+    root.locator(".xp-stage").focus()
+    tab.keyboard.press("Home")
+    weight = data["knob"] if name == "blame" else None
+    for index in range(len(steps)):
+        got = root.evaluate(SHOWN_JS)
+        where = f"{name} ({lang}), step {steps[index]['n']}"
+        if got["step"] != steps[index]["n"]:
+            problems.append(f"{where}: the explorer is at step {got['step']}")
+        if name == "worked-example":
+            shown, said = worked_example_expected(data, index, lang)
+        else:
+            shown, said = blame_expected(data, index, lang, weight)
+        problems += multiset_problems(where, got["numbers"], shown)
+        if index:  # the first step is reached by Home from the first step: nothing new to announce
+            problems += said_problems(where, got["said"], said)
+        tab.keyboard.press("ArrowRight")
+    tab.keyboard.press("Home")
+    tab.keyboard.press("End")
+    if root.evaluate(SHOWN_JS)["step"] != steps[-1]["n"]:
+        problems.append(f"{name} ({lang}): End does not reach the last step")
+    tab.keyboard.press("ArrowLeft")
+    if root.evaluate(SHOWN_JS)["step"] != steps[-2]["n"]:
+        problems.append(f"{name} ({lang}): ArrowLeft does not step back")
+    tab.keyboard.press("Home")
+    if root.evaluate(SHOWN_JS)["step"] != steps[0]["n"]:
+        problems.append(f"{name} ({lang}): Home does not go back to the first step")
+    return problems
+
+
+def drive_nudge(tab, root, data, lang):
+    problems = []
+    knob, eps = root.locator("input[type=range]").nth(0), root.locator("input[type=range]").nth(1)
+
+    def look(k, e, where):
+        got = root.evaluate(SHOWN_JS)
+        shown, said = nudge_expected(data, k, e, lang)
+        return multiset_problems(where, got["numbers"], shown) + said_problems(where, got["said"], said)
+
+    knob.focus()
+    tab.keyboard.press("Home")
+    for k in range(len(data["knobs"])):
+        problems += look(k, data["default_eps"], f"nudge ({lang}), knob step {k + 1}")
+        tab.keyboard.press("ArrowRight")
+    tab.keyboard.press("Home")
+    for _ in range(data["default_knob"]):
+        tab.keyboard.press("ArrowRight")
+    eps.focus()
+    tab.keyboard.press("Home")
+    for e in range(len(data["epsilons"])):
+        problems += look(data["default_knob"], e, f"nudge ({lang}), ε step {e + 1}")
+        tab.keyboard.press("ArrowRight")
+    return problems
+
+
+def drive(tab, root, name, data, lang):
+    if name == "nudge":
+        return drive_nudge(tab, root, data, lang)
+    return drive_stepper(tab, root, name, data, lang)
+
+
+# --- the tests ----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name, lang", CASES, ids=IDS)
+def test_every_step_shows_and_announces_culpas_numbers(browser, served_site, exported, name, lang):
+    context, tab = open_page(browser, served_site, lang, PAGES[name])
+    try:
+        root = start(tab, name)
+        problems = drive(tab, root, name, exported[name], lang)
+    finally:
+        context.close()
+    assert not problems, "\n".join(problems[:20])
+    assert not tab.errors, f"{name} ({lang}): errors in the page: {tab.errors}"
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_home_page_previews_the_worked_example_on_its_first_screen(browser, served_site, exported, lang):
+    for size in (DESKTOP, PHONE):
+        context, tab = open_page(browser, served_site, lang, HOME, size=size)
+        try:
+            root = tab.locator('[data-explorer="worked-example"]').first
+            box = root.bounding_box()
+            assert box and box["y"] < size["height"] - 120, (
+                f"home ({lang}) at {size['width']} px: the explorer starts at y = {box and box['y']}, "
+                "below the first screen")
+            root = start(tab, "worked-example")
+            problems = drive(tab, root, "worked-example", exported["worked-example"], lang)
+            assert not problems, "\n".join(problems[:20])
+        finally:
+            context.close()
+
+
+def test_worked_example_ends_at_p_minus_y(browser, served_site, exported):
+    data = exported["worked-example"]
+    for lang in LANGS:
+        context, tab = open_page(browser, served_site, lang, PAGES["worked-example"])
+        try:
+            root = start(tab, "worked-example")
+            root.locator(".xp-stage").focus()
+            tab.keyboard.press("End")
+            text = root.locator(".xp-result").inner_text()
+        finally:
+            context.close()
+        assert "p − y" in text and data["p_minus_y"][lang] in text, text
+        assert data["steps"][-1]["grad"] == data["p_minus_y"], "the last gradient is not p − y"
+
+
+def test_nudge_central_difference_is_close_and_forward_visibly_worse(browser, served_site, exported):
+    data = exported["nudge"]
+    knob = data["knobs"][data["default_knob"]]
+    cell = knob["cells"][data["default_eps"]]
+    assert data["eps_raw"][data["default_eps"]] == pytest.approx(1e-5)
+    assert abs(cell["raw"][1] - knob["raw_exact"]) < 1e-6
+    assert abs(cell["raw"][0] - knob["raw_exact"]) > 100 * abs(cell["raw"][1] - knob["raw_exact"])
+    for lang in LANGS:
+        context, tab = open_page(browser, served_site, lang, PAGES["nudge"])
+        try:
+            root = start(tab, "nudge")
+            cells = {key: root.locator(f'td[data-num="{key}"]').inner_text()
+                     for key in ("exact", "forward", "central")}
+        finally:
+            context.close()
+        assert cells["central"] == cells["exact"] == knob["exact"][lang], cells  # equal to all 10 decimals
+        assert cells["forward"] != cells["exact"] and cells["forward"] == cell["forward"][lang], cells
+
+
+PLANTS = {  # explorer -> (a change to its JSON, the step the failure must name)
+    "worked-example": (lambda d: d["steps"][12]["grad"].update(pt="9,999", en="9.999"), "step 13"),
+    "blame": (lambda d: d["layers"][2]["delta"][1].update(pt="9,9999", en="9.9999"), "step 7"),
+    "nudge": (lambda d: d["knobs"][6]["cells"][14]["central"].update(pt="9,9", en="9.9"), "ε step 15"),
+}
+
+
+@pytest.mark.parametrize("name", list(PAGES))
+def test_a_planted_change_in_the_data_is_caught(browser, served_site, exported, name):
+    plant, step = PLANTS[name]
+    served = json.loads((served_site.dir / "assets" / "explorers" / "data" / f"{name}.json").read_text())
+    planted = json.loads(json.dumps(served))
+    plant(planted)
+    context, tab = open_page(browser, served_site, "en", PAGES[name])
+    context.route(f"**/assets/explorers/data/{name}.json",
+                  lambda route: route.fulfill(status=200, content_type="application/json",
+                                              body=json.dumps(planted)))
+    try:
+        root = start(tab, name)
+        problems = drive(tab, root, name, exported[name], "en")
+    finally:
+        context.close()
+    assert problems, f"{name}: a gradient altered in the served data went unnoticed"
+    assert all(p.startswith(name) for p in problems) and any(step in p for p in problems), problems
+
+
+@pytest.mark.parametrize("name", list(PAGES))
+def test_the_served_data_is_culpas_export(served_site, exported, name):
+    served = json.loads((served_site.dir / "assets" / "explorers" / "data" / f"{name}.json").read_text())
+    served.pop("key")
+    assert served == json.loads(explorers.to_json(exported[name])), f"{name}: the site serves stale data"
+
+
+@pytest.mark.parametrize("name, lang", CASES, ids=IDS)
+def test_without_javascript_the_static_figure_shows(browser, served_site, name, lang):
+    context, tab = open_page(browser, served_site, lang, PAGES[name], java_script_enabled=False)
+    try:
+        image = tab.locator(f'[data-explorer="{name}"] figure img').first
+        image.scroll_into_view_if_needed()
+        visible = image.is_visible()
+        box = image.bounding_box()
+        loaded = image.evaluate("(img) => img.complete && img.naturalWidth > 0")
+    finally:
+        context.close()
+    assert visible and box and box["width"] > 200 and loaded, f"{name} ({lang}): no static figure without JS"
+
+
+@pytest.mark.parametrize("name", list(PAGES))
+def test_reduced_motion_nothing_moves_and_play_never_starts(browser, served_site, name):
+    context, tab = open_page(browser, served_site, "en", PAGES[name], reduced_motion="reduce")
+    try:
+        root = start(tab, name)
+        root.locator("input, .xp-stage").first.focus()
+        tab.keyboard.press("ArrowRight")
+        tab.keyboard.press("ArrowRight")
+        moving = root.evaluate("""(root) => [...root.querySelectorAll('*')].filter((e) => {
+            const s = getComputedStyle(e);
+            const long = (v) => v.split(',').some((t) => parseFloat(t) > 0);
+            return long(s.transitionDuration) || (s.animationName !== 'none' && long(s.animationDuration));
+          }).map((e) => e.tagName + '.' + e.getAttribute('class'))""")
+        animations = tab.evaluate("document.getAnimations().filter((a) => a.playState === 'running').length")
+        plays = root.locator('button[aria-pressed]')
+        play_visible = plays.count() and plays.first.is_visible()
+        step = root.evaluate("(r) => r.dataset.step || r.dataset.eps")
+        tab.wait_for_timeout(2500)
+        later = root.evaluate("(r) => r.dataset.step || r.dataset.eps")
+    finally:
+        context.close()
+    assert not moving, f"{name}: transitions or animations under reduced motion: {moving[:5]}"
+    assert animations == 0, f"{name}: {animations} running animations under reduced motion"
+    assert not play_visible, f"{name}: the play button is offered under reduced motion"
+    assert step == later, f"{name}: the explorer advanced on its own under reduced motion"
+
+
+@pytest.mark.parametrize("name", list(PAGES))
+def test_no_serious_accessibility_violation_in_either_palette(browser, served_site, name):
+    found = []
+    for lang in LANGS:
+        context, tab = open_page(browser, served_site, lang, PAGES[name])
+        try:
+            root = start(tab, name)
+            root.locator("input, .xp-stage").first.focus()
+            for _ in range(5):
+                tab.keyboard.press("ArrowRight")
+            tab.add_script_tag(path=str(AXE))
+            tab.add_style_tag(content="*, *::before, *::after { transition: none !important; }")
+            for palette in ("default", "slate"):
+                tab.evaluate("(s) => document.body.setAttribute('data-md-color-scheme', s)", palette)
+                tab.wait_for_timeout(50)
+                result = tab.evaluate(
+                    "(sel) => axe.run(document.querySelector(sel), {resultTypes: ['violations']})",
+                    f'[data-explorer="{name}"]')
+                found += [f"{lang}/{palette}: {v['id']} ({v['impact']}): {v['help']} at "
+                          f"{[n['target'] for n in v['nodes']][:3]}"
+                          for v in result["violations"] if v["impact"] in ("serious", "critical")]
+        finally:
+            context.close()
+    assert not found, f"{name}: axe-core finds serious or critical violations:\n" + "\n".join(found)
+
+
+@pytest.mark.parametrize("name, lang", CASES, ids=IDS)
+def test_phone_no_sideways_scroll_and_big_touch_targets(browser, served_site, name, lang):
+    context, tab = open_page(browser, served_site, lang, PAGES[name], size=PHONE)
+    try:
+        root = start(tab, name)
+        width = tab.evaluate("document.documentElement.scrollWidth")
+        box = root.bounding_box()
+        small = root.evaluate("""(root) => [...root.querySelectorAll('button, input, select')]
+            .filter((e) => e.getClientRects().length)
+            .map((e) => [e.tagName, e.getBoundingClientRect().width, e.getBoundingClientRect().height])
+            .filter(([, w, h]) => w < 44 || h < 44)""")
+    finally:
+        context.close()
+    assert width <= PHONE["width"], f"{name} ({lang}): the page is {width} px wide on a 390 px phone"
+    inside = box["x"] >= 0 and box["x"] + box["width"] <= PHONE["width"] + 1
+    assert inside, f"{name} ({lang}): the explorer sticks out of the screen: {box}"
+    assert not small, f"{name} ({lang}): controls smaller than 44 × 44 px: {small}"
+
+
+@pytest.mark.parametrize("name", list(PAGES))
+def test_an_explorer_loads_nothing_until_it_scrolls_into_view(browser, served_site, name):
+    context = browser.new_context(viewport=DESKTOP)
+    tab = context.new_page()
+    fetched = []
+    tab.on("request", lambda r: fetched.append(r.url) if "/explorers/data/" in r.url else None)
+    try:
+        tab.goto(url(served_site, "en", PAGES[name]), wait_until="load")
+        tab.wait_for_timeout(300)
+        before = tab.evaluate(f"document.querySelector('[data-explorer=\"{name}\"]').dataset.xpState || ''")
+        early = list(fetched)
+        start(tab, name)
+    finally:
+        context.close()
+    assert before == "" and not early, f"{name}: started before it was in view ({before!r}, {early})"
+    assert len(fetched) == 1, f"{name}: fetched {fetched} when it came into view"
+
+
+MIDDLE = {"worked-example": 14, "blame": 6, "nudge": 0}
+
+
+@pytest.mark.parametrize("name, lang", CASES, ids=IDS)
+def test_screenshots_at_a_middle_step(browser, served_site, name, lang):
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    written = []
+    for label, size in (("desktop", DESKTOP), ("phone", PHONE)):
+        context, tab = open_page(browser, served_site, lang, PAGES[name], size=size)
+        try:
+            root = start(tab, name)
+            root.locator("input, .xp-stage").first.focus()
+            for _ in range(MIDDLE[name]):
+                tab.keyboard.press("ArrowRight")
+            if name == "nudge":
+                root.locator("input[type=range]").nth(1).focus()
+                tab.keyboard.press("ArrowLeft")
+                tab.keyboard.press("ArrowLeft")
+            tab.evaluate("document.activeElement.blur()")
+            # the site's sticky header would cover the explorer's top in an element's screenshot
+            tab.add_style_tag(content=".md-header { visibility: hidden; }")
+            path = SCREENSHOTS / f"explorer-{name}-{lang}-{label}.png"
+            root.screenshot(path=str(path))
+            written.append(path)
+        finally:
+            context.close()
+    assert all(p.is_file() and p.stat().st_size > 5000 for p in written), written
+
+
+@pytest.mark.parametrize("name", ["worked-example", "blame"])
+def test_play_advances_on_its_own_only_when_asked(browser, served_site, name):
+    context, tab = open_page(browser, served_site, "en", PAGES[name])
+    try:
+        root = start(tab, name)
+        tab.wait_for_timeout(2000)
+        idle = root.evaluate("(r) => r.dataset.step")
+        root.locator("button[aria-pressed]").focus()
+        tab.keyboard.press("Enter")
+        tab.wait_for_timeout(2200)
+        playing = root.evaluate("(r) => r.dataset.step")
+        pressed = root.locator("button[aria-pressed]").get_attribute("aria-pressed")
+    finally:
+        context.close()
+    assert idle == "1", f"{name}: advanced to step {idle} before play was pressed"
+    assert int(playing) > 1 and pressed == "true", f"{name}: play did not advance ({playing}, {pressed})"
+
+
+FIGURE_PAGES = sorted({p.parent.name + "/" + p.stem + "/" for p in (ROOT / "docs").glob("*/0*.md")
+                       if "figures/" in p.read_text(encoding="utf-8")} | {"en/index/", "pt/index/"})
+
+
+@pytest.mark.parametrize("page", FIGURE_PAGES)
+def test_static_figures_read_on_a_phone_without_sideways_scrolling(browser, served_site, page):
+    lang, path = page.split("/", 1)
+    path = "" if path == "index/" else path
+    context, tab = open_page(browser, served_site, lang, path, size=PHONE, java_script_enabled=False)
+    try:
+        figures = tab.evaluate("""async () => {
+            const images = [...document.querySelectorAll('article figure img[src*="figures/"]')];
+            images.forEach((img) => { img.loading = 'eager'; });
+            await Promise.all(images.map((img) => img.decode().catch(() => null)));
+            return images.map((img) => ({
+              src: img.currentSrc, width: img.getBoundingClientRect().width,
+              right: img.getBoundingClientRect().right,
+              scrolls: img.closest('figure').scrollWidth > img.closest('figure').clientWidth + 1,
+            }));
+        }""")
+        width = tab.evaluate("document.documentElement.scrollWidth")
+    finally:
+        context.close()
+    assert figures, f"{page}: no figure found"
+    for figure in figures:
+        assert figure["src"].endswith(".phone.svg"), f"{page}: the phone is served {figure['src']}"
+        assert figure["right"] <= PHONE["width"] and not figure["scrolls"], f"{page}: {figure}"
+    assert width <= PHONE["width"], f"{page}: {width} px wide on a {PHONE['width']} px phone"

@@ -1,0 +1,204 @@
+"""The explorers' data (snippets/explorers/): culpa's numbers, written for both languages, within budget.
+
+- every exported number agrees with culpa, recomputed from the page's own lesson code (each exporter's
+  `check`), and a planted change (one gradient altered) is caught, naming the explorer and the step;
+- every number is written for pt and for en, and the two differ only by the language's separators;
+- the worked example ends at p − y, and the nudge at its default knob and ε = 1e-5 shows the central
+  difference within 1e-6 of the exact slope and the forward difference visibly worse;
+- each page with explorers ships at most 60 KB of explorer JavaScript and data, gzip-compressed;
+- each explorer's root wraps its static figure, with the same strings (data-t-*) in both languages;
+- the build hook adds each explorer's script to the pages that have one, and fails naming a page that asks
+  for an unknown explorer.
+"""
+
+from __future__ import annotations
+
+import copy
+import gzip
+import re
+import sys
+from types import SimpleNamespace
+
+import pytest
+
+from support.pages import ROOT
+
+sys.path.insert(0, str(ROOT / "snippets"))
+import explorers  # noqa: E402
+
+LANGS = ("pt", "en")
+BUDGET = 60 * 1024  # bytes, gzip-compressed, per page
+ROOT_DIV = re.compile(r'<div\b[^>]*\bdata-explorer="([^"]+)"(.*?)>', re.S)
+
+
+@pytest.fixture(scope="module")
+def data():
+    return {name: explorers.module(name).export() for name in explorers.NAMES}
+
+
+@pytest.mark.parametrize("name", explorers.NAMES)
+def test_every_exported_number_is_culpas(data, name):
+    problems = explorers.module(name).check(data[name])
+    assert not problems, "\n".join(problems[:20])
+
+
+PLANTS = {  # explorer -> (a planted change, what the failure must name)
+    "worked-example": (lambda d: d["steps"][13]["grad"].update(pt="(9,0; 0,0; 0,0)", en="(9.0, 0.0, 0.0)"),
+                       "worked-example, step 14"),
+    "nudge": (lambda d: d["knobs"][3]["cells"][14]["forward"].update(pt="0,1", en="0.1"),
+              "nudge, knob step 4, ε step 15"),
+    "blame": (lambda d: d["weights"]["2"][1][3].update(pt="0,0500", en="0.0500"), "blame, step 7"),
+}
+
+
+@pytest.mark.parametrize("name", explorers.NAMES)
+def test_a_planted_change_is_caught_naming_the_explorer_and_step(data, name):
+    plant, where = PLANTS[name]
+    planted = copy.deepcopy(data[name])
+    plant(planted)
+    problems = explorers.module(name).check(planted)
+    assert problems and any(p.startswith(where) for p in problems), problems
+
+
+def _pairs(value, path=""):
+    """Every {pt, en} pair of strings in the export, with where it is."""
+    if isinstance(value, dict):
+        if set(value) == set(LANGS):
+            yield path, value
+        else:
+            for key, item in value.items():
+                yield from _pairs(item, f"{path}.{key}")
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            yield from _pairs(item, f"{path}[{i}]")
+
+
+@pytest.mark.parametrize("name", explorers.NAMES)
+def test_numbers_are_written_for_each_language(data, name):
+    swap = str.maketrans({",": ".", ".": ","})
+    pairs = list(_pairs(data[name]))
+    assert len(pairs) > 20, f"{name}: only {len(pairs)} numbers exported"
+    for where, pair in pairs:
+        pt, en = pair["pt"], pair["en"]
+        # en (0.659, 0.242) is pt (0,659; 0,242): separators swapped, list items split by "; "
+        assert en.translate(swap).replace(". ", "; ") == pt, f"{name}{where}: pt {pt!r} vs en {en!r}"
+        assert not re.search(r"\d\.\d", pt), f"{name}{where}: pt writes a decimal point: {pt!r}"
+        assert "-" not in pt + en, f"{name}{where}: a hyphen for a minus sign in {pt!r} / {en!r}"
+
+
+def test_worked_example_ends_at_p_minus_y(data):
+    import numpy as np
+    from figures import lessons
+
+    page = lessons.run("worked_example.py", "forward", "backward")
+    expected = explorers.numbers(np.asarray(page["p"].data) - page["y"])
+    assert data["worked-example"]["steps"][-1]["grad"] == expected == data["worked-example"]["p_minus_y"]
+    assert data["worked-example"]["steps"][-1]["grad"] == explorers.numbers(page["z"].grad)
+    twice = [s for s in data["worked-example"]["steps"] if s["phase"] == "backward" and len(s["terms"]) == 2]
+    assert [s["node"] for s in twice] == [1], "e = exp(z), used twice, shows two contributions"
+
+
+def test_nudge_default_shows_central_close_and_forward_worse(data):
+    nudge = data["nudge"]
+    knob = nudge["knobs"][nudge["default_knob"]]
+    cell = knob["cells"][nudge["default_eps"]]
+    assert nudge["eps_raw"][nudge["default_eps"]] == pytest.approx(1e-5)
+    assert abs(cell["raw"][1] - knob["raw_exact"]) < 1e-6
+    assert abs(cell["raw"][0] - knob["raw_exact"]) > 100 * abs(cell["raw"][1] - knob["raw_exact"])
+    assert nudge["eps_raw"][0] == pytest.approx(1e-12) and nudge["eps_raw"][-1] == pytest.approx(1.0)
+
+
+def _pages_with_explorers():
+    for lang in LANGS:
+        for path in sorted((ROOT / "docs" / lang).glob("*.md")):
+            names = ROOT_DIV.findall(path.read_text(encoding="utf-8"))
+            if names:
+                yield path, [name for name, _ in names]
+
+
+def test_each_page_ships_at_most_60_kb_of_explorer_code_and_data(data):
+    assets = ROOT / "docs" / "assets" / "explorers"
+    pages = list(_pages_with_explorers())
+    assert len(pages) == 8, [str(p) for p, _ in pages]  # pages 03, 04, 08 and home, both languages
+    for path, names in pages:
+        shipped = b"".join((assets / f"{name}.js").read_bytes() + explorers.to_json(data[name]).encode()
+                           for name in set(names))
+        size = len(gzip.compress(shipped + (assets / "explorers.css").read_bytes(), compresslevel=6))
+        assert size <= BUDGET, f"{path.relative_to(ROOT)}: {size} bytes of explorers gzipped, over {BUDGET}"
+
+
+def test_each_root_wraps_its_figure_with_the_same_strings_in_both_languages():
+    for lang_path, _ in _pages_with_explorers():
+        if lang_path.parent.name != "pt":
+            continue
+        strings = {}
+        for lang in LANGS:
+            text = (ROOT / "docs" / lang / lang_path.name).read_text(encoding="utf-8")
+            for found in ROOT_DIV.finditer(text):
+                rest = text[found.end():]
+                figure, close = rest.find("<figure"), rest.find("</div>")
+                assert 0 <= figure < close and rest.find("</figure>") < close, (
+                    f"docs/{lang}/{lang_path.name}: the {found.group(1)} explorer does not wrap a figure")
+                assert 'markdown="block"' in found.group(0), f"docs/{lang}/{lang_path.name}: markdown=block"
+            strings[lang] = [dict(re.findall(r'data-t-([\w-]+)="([^"]*)"', m.group(2)))
+                             for m in ROOT_DIV.finditer(text)]
+        assert [set(s) for s in strings["pt"]] == [set(s) for s in strings["en"]], lang_path.name
+        for pt, en in zip(strings["pt"], strings["en"], strict=True):
+            same = [k for k in pt if pt[k] == en[k] and re.search(r"[a-z]{4}", pt[k])]
+            assert len(same) <= 2, f"{lang_path.name}: strings left untranslated: {same}"
+
+
+@pytest.fixture(scope="module")
+def hook():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("explorers_hook", ROOT / "docs" / "hooks" / "explorers.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _page(url, src):
+    return SimpleNamespace(url=url, file=SimpleNamespace(src_uri=src))
+
+
+def test_the_hook_adds_each_explorer_script_to_its_page_only(hook):
+    config = SimpleNamespace(config_file_path=str(ROOT / "mkdocs.yml"))
+    html = '<html><head></head><body><div class="explorer" data-explorer="blame"></div></body></html>'
+    out = hook.on_post_page(html, _page("en/04-through-a-network/", "en/04-through-a-network.md"), config)
+    assert '<script defer src="../../assets/explorers/blame.js"></script></head>' in out
+    plain = "<html><head></head><body><p>no explorer</p></body></html>"
+    assert hook.on_post_page(plain, _page("01-a-billion-knobs/", "pt/01-a-billion-knobs.md"), config) == plain
+
+
+def test_the_hook_fails_naming_the_page_that_asks_for_an_unknown_explorer(hook):
+    from mkdocs.exceptions import PluginError
+
+    config = SimpleNamespace(config_file_path=str(ROOT / "mkdocs.yml"))
+    html = '<html><head></head><body><div data-explorer="nudgee"></div></body></html>'
+    with pytest.raises(PluginError, match=r"pt/08-honest-habits\.md.*nudgee"):
+        hook.on_post_page(html, _page("08-honest-habits/", "pt/08-honest-habits.md"), config)
+
+
+def test_the_cache_key_follows_the_lesson_each_explorer_runs():
+    for name in explorers.NAMES:
+        script = ROOT / "snippets" / "explorers" / f"{name.replace('-', '_')}.py"
+        inputs = explorers._declared_inputs(script)
+        assert inputs and all((ROOT / path).is_file() for path in inputs), f"{name}: INPUTS {inputs}"
+        assert len(explorers.cache_key(name)) == 20
+
+
+def test_a_raising_exporter_fails_the_build_naming_the_explorer(hook, tmp_path, monkeypatch):
+    from mkdocs.exceptions import PluginError
+
+    def broken():
+        raise ValueError("planted")
+
+    monkeypatch.setattr(explorers.module("blame"), "export", broken)
+    monkeypatch.setattr(explorers, "cache_key", lambda name: "never-cached-" + name)
+    (tmp_path / "mkdocs.yml").write_text("")
+    (tmp_path / "snippets").symlink_to(ROOT / "snippets")
+    config = SimpleNamespace(config_file_path=str(tmp_path / "mkdocs.yml"), docs_dir=str(tmp_path / "docs"))
+    with pytest.raises(PluginError, match=r"'blame'.*snippets/explorers/blame\.py"):
+        hook.on_pre_build(config)
+
