@@ -261,14 +261,20 @@ FIGURE_WORD = {
 }
 
 
+MARKUP_ATTRIBUTE = re.compile(r"^\s+data-[\w-]+=")
+
+
 def _paragraph(lines: list[str], index: int, step: int) -> tuple[int, str]:
     """The prose paragraph nearest to lines[index] going in direction `step`, skipping blank lines and
     lines of bare HTML (the markup an explorer wraps around a figure): (its first line, its text)."""
+    def markup(line: str) -> bool:  # a tag, or an attribute line of a tag written over several lines
+        return line.lstrip().startswith("<") or MARKUP_ATTRIBUTE.match(line) is not None
+
     i = index
-    while 0 <= i < len(lines) and (not lines[i].strip() or lines[i].lstrip().startswith("<")):
+    while 0 <= i < len(lines) and (not lines[i].strip() or markup(lines[i])):
         i += step
     found = []
-    while 0 <= i < len(lines) and lines[i].strip() and not lines[i].lstrip().startswith("<"):
+    while 0 <= i < len(lines) and lines[i].strip() and not markup(lines[i]):
         found.append((i, lines[i]))
         i += step
     found.sort()
