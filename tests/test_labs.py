@@ -6,9 +6,9 @@ Sources (no build needed):
 - its first cell says in one line, in its language, how to install culpa; its first code cell imports
   culpa, numpy and matplotlib and, when one is missing, says which and where to look.
 The built site (the session's `built_site`, and builds of their own where a test must break something):
-- each lab page is the rendered notebook, with every output and figure, in both languages, its formulas left
-  to the site's KaTeX, its figures described, nothing loaded from another host, a language switcher that
-  leads to the same lab, and a download link, in the page's language, to the executed .ipynb;
+- each lab page is the rendered notebook, with every output and figure, in both languages, its formulas
+  typeset by KaTeX at build time, its figures described, nothing loaded from another host, a language
+  switcher that leads to the same lab, and a download link, in the page's language, to the executed .ipynb;
 - that .ipynb runs top to bottom with nbclient in a fresh empty folder, only the installed project importable;
 - a cell that raises fails the build, which names the lab, the cell and its line;
 - a second build with nothing changed executes no lab, and the cache key follows what changes outputs.
@@ -17,6 +17,7 @@ The built site (the session's `built_site`, and builds of their own where a test
 from __future__ import annotations
 
 import asyncio
+import base64
 import difflib
 import json
 import os
@@ -191,9 +192,10 @@ def test_lab_page_is_the_rendered_notebook_with_outputs_and_figures(built_site, 
         first_line = out.strip().splitlines()[0]
         assert first_line in text, f"{page}: the output {first_line!r} is not on the page"
     images = [dict(re.findall(r'(\w+)="([^"]*)"', tag)) for tag in re.findall(r"<img\b[^>]*>", html)]
-    shown = [(i["src"], i.get("alt", "")) for i in images if i.get("src", "").startswith("data:image/png")]
-    assert [src[len("data:image/png;base64,"):][:40] for src, _ in shown] == [
-        f.data["image/png"][:40] for f in figures
+    # docs/hooks/notebooks.py moves each embedded figure into a PNG file next to the page
+    shown = [(i["src"], i.get("alt", "")) for i in images if i.get("src", "").endswith(".png")]
+    assert [(page.parent / src).read_bytes() for src, _ in shown] == [
+        base64.b64decode(f.data["image/png"]) for f in figures
     ], f"{page}: the page does not show the notebook's figures, in order"
     generic = [alt for _, alt in shown if not alt or alt.startswith("No description")]
     assert not generic, f"{page}: figures without the lab's own description: {generic}"

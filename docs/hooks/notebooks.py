@@ -18,7 +18,8 @@ executed, with its outputs and figures:
    renders it; on_page_read_source keeps the lab's text as the page's Markdown for the other hooks.
 3. on_page_content turns links to pages (`../01-a-billion-knobs.md`) into their URLs, as on any page,
    removes what nbconvert's template loads from other hosts (MathJax and mermaid from a CDN, an empty
-   `<script src="">`: the site typesets math itself with assets/math.js), gives each figure the alt text
+   `<script src="">`: docs/hooks/katex_render.py typesets the math at build time), replaces its ~590 KB of
+   inlined JupyterLab CSS by the few rules the cells use (hooks/notebook.css), gives each figure the alt text
    of its code cell (YAML metadata `alt:` after the cell's fence, in the page's language; a figure
    without one fails the build), adds a download link in the page's language, and writes the executed
    notebook next to the page as <name>.ipynb, its page links made absolute (site_url) so that they work
@@ -69,7 +70,12 @@ PAGE_LINK_HTML = re.compile(r"""href="(?P<target>[^"#:?]+\.md)(?P<fragment>#[^"]
 PAGE_LINK_MD = re.compile(r"\]\((?P<target>[^)\s#:?]+\.md)(?P<fragment>#[^)\s]*)?\)")
 SCRIPT = re.compile(r"<script\b(?P<attrs>[^>]*)>(?P<body>.*?)</script>", re.S | re.I)
 NBCONVERT_ALT = 'alt="No description has been provided for this image"'  # nbconvert's stand-in
-MATHJAX_COMMENTS = re.compile(r"<!-- (?:Load mathjax|MathJax configuration|End of mathjax configuration) -->")
+MATHJAX_COMMENTS = re.compile(
+    r"<!-- (?:Load mathjax|MathJax configuration|End of mathjax configuration"
+    r"|End of mermaid configuration) -->"
+)
+STYLE = re.compile(r"<style\b[^>]*>.*?</style>\s*", re.S | re.I)
+NOTEBOOK_CSS = Path(__file__).with_name("notebook.css")
 
 
 class LabError(PluginError):
@@ -306,6 +312,13 @@ def remove_foreign_scripts(html: str, lab: Lab) -> str:
     return MATHJAX_COMMENTS.sub("", SCRIPT.sub(keep, html))
 
 
+def replace_stylesheets(html: str) -> str:
+    """nbconvert's template inlines JupyterLab's whole stylesheet (~590 KB) and Pygments' twice, of which the
+    cells use a few rules: drop every <style> of the page's content and inline hooks/notebook.css instead."""
+    css = NOTEBOOK_CSS.read_text(encoding="utf-8").strip()
+    return f"<style>{css}</style>\n" + STYLE.sub("", html)
+
+
 def figure_alts(notebook, lab: Lab) -> list[str]:
     """The alt text of every image the lab outputs, in order: its code cell's `alt` metadata."""
     alts = []
@@ -330,6 +343,30 @@ def describe_figures(html: str, notebook, lab: Lab) -> str:
                        f"description, but its notebook outputs {len(alts)} figures")
     described = iter(alts)
     return re.sub(re.escape(NBCONVERT_ALT), lambda m: f'alt="{escape(next(described), quote=True)}"', html)
+
+
+DATA_PNG = re.compile(r'src="data:image/png;base64,(?P<data>[A-Za-z0-9+/=\s]+)"')
+
+
+def figures_to_files(html: str, page) -> str:
+    """Write each figure the notebook embeds as base64 (~350 KB on a lab) to a PNG file next to the page,
+    so that the page's HTML stays small and a figure below the first screen loads only when it is needed."""
+    import base64
+
+    folder = Path(page.file.abs_dest_path).parent
+    count = 0
+
+    def to_file(m: re.Match) -> str:
+        nonlocal count
+        count += 1
+        data = base64.b64decode(re.sub(r"\s", "", m.group("data")))
+        name = f"figure-{count}-{hashlib.sha256(data).hexdigest()[:10]}.png"
+        folder.mkdir(parents=True, exist_ok=True)
+        if not (folder / name).is_file():
+            (folder / name).write_bytes(data)
+        return f'src="{name}"'
+
+    return DATA_PNG.sub(to_file, html)
 
 
 def download_link(html: str, lab: Lab) -> str:
@@ -375,7 +412,9 @@ def on_page_content(html, page, config, files):
     html = PAGE_LINK_HTML.sub(relative, html)
     html = html.replace('<a class="anchor-link"', '<a class="headerlink"')  # as on every page (and search)
     html = remove_foreign_scripts(html, lab)
+    html = replace_stylesheets(html)
     html = describe_figures(html, notebook, lab)
+    html = figures_to_files(html, page)
     html = download_link(html, lab)
     publish_download(lab, notebook, page, config, files)
     return html
