@@ -21,6 +21,12 @@
     document.querySelectorAll(".jp-InputArea .highlight-ipynb:not([tabindex])").forEach(function (code) {
       code.setAttribute("tabindex", "0");
     });
+  }
+
+  // Which boxes scroll sideways depends on the layout: measured once the page is laid out and again when
+  // the window changes size, never on every change to the page (each measure forces a layout, and a
+  // chapter page has thousands of KaTeX elements).
+  function fixScrollable() {
     var wide = "div.arithmatex:not([tabindex]), .jupyter-wrapper .katex-display:not([tabindex]), figure:not([tabindex])";
     document.querySelectorAll(wide).forEach(function (el) {
       if (el.scrollWidth > el.clientWidth) el.setAttribute("tabindex", "0");
@@ -37,7 +43,16 @@
       fix();
     });
   }).observe(document.documentElement, { childList: true, subtree: true });
-  window.addEventListener("resize", fix);
-  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", fix);
-  else fix();
+  var resizing = null;
+  window.addEventListener("resize", function () {
+    clearTimeout(resizing);
+    resizing = setTimeout(fixScrollable, 200);
+  });
+  function start() {
+    fix();
+    if (window.requestIdleCallback) requestIdleCallback(fixScrollable, { timeout: 500 });
+    else setTimeout(fixScrollable, 0);
+  }
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
+  else start();
 })();
