@@ -239,3 +239,20 @@ def test_figures_below_the_first_screen_load_lazily(built_site):
                     eager.append(f"{page_id(built_site, path)}: {img.get('src', '')[:80]}")
     assert checked, "no image below the first screen anywhere: the check saw nothing"
     assert not eager, "images below the first screen without loading=lazy:\n" + "\n".join(eager)
+
+
+@pytest.mark.parametrize("index", ["search/search_index.json", "en/search/search_index.json"])
+def test_search_index_quotes_formulas_as_text_not_tex(built_site, index):
+    """Search previews show the index's text: formulas are there as the glyphs KaTeX draws, never as TeX
+    (docs/hooks/katex_render.py hands the search plugin a copy of each page with plain-text formulas)."""
+    import json
+
+    docs = json.loads((built_site / index).read_text(encoding="utf-8"))["docs"]
+    raw = []
+    for doc in docs:
+        text = re.sub(r"<(pre|code)\b.*?</\1>", " ", doc["text"], flags=re.S)
+        raw += [f"{doc['location']}: {name}: {m.group(0)[:60]!r}"
+                for name, pattern in RAW_TEX.items() for m in [pattern.search(text)] if m]
+    assert docs, f"{index} is empty"
+    assert not raw, f"{index} quotes TeX (search previews would show it):\n" + "\n".join(raw)
+    assert any("∂" in doc["text"] for doc in docs), f"{index}: no formula's text (∂) in the index at all"
