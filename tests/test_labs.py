@@ -6,9 +6,9 @@ Sources (no build needed):
 - its first cell says in one line, in its language, how to install culpa; its first code cell imports
   culpa, numpy and matplotlib and, when one is missing, says which and where to look.
 The built site (the session's `built_site`, and builds of their own where a test must break something):
-- each lab page is the rendered notebook, with every output and figure, in both languages, its formulas left
-  to the site's KaTeX, its figures described, nothing loaded from another host, a language switcher that
-  leads to the same lab, and a download link, in the page's language, to the executed .ipynb;
+- each lab page is the rendered notebook, with every output and figure, in both languages, its formulas
+  typeset by KaTeX at build time, its figures described, nothing loaded from another host, a language
+  switcher that leads to the same lab, and a download link, in the page's language, to the executed .ipynb;
 - that .ipynb runs top to bottom with nbclient in a fresh empty folder, only the installed project importable;
 - a cell that raises fails the build, which names the lab, the cell and its line;
 - a second build with nothing changed executes no lab, and the cache key follows what changes outputs.
@@ -17,6 +17,7 @@ The built site (the session's `built_site`, and builds of their own where a test
 from __future__ import annotations
 
 import asyncio
+import base64
 import difflib
 import json
 import os
@@ -191,27 +192,26 @@ def test_lab_page_is_the_rendered_notebook_with_outputs_and_figures(built_site, 
         first_line = out.strip().splitlines()[0]
         assert first_line in text, f"{page}: the output {first_line!r} is not on the page"
     images = [dict(re.findall(r'(\w+)="([^"]*)"', tag)) for tag in re.findall(r"<img\b[^>]*>", html)]
-    shown = [(i["src"], i.get("alt", "")) for i in images if i.get("src", "").startswith("data:image/png")]
-    assert [src[len("data:image/png;base64,"):][:40] for src, _ in shown] == [
-        f.data["image/png"][:40] for f in figures
+    # docs/hooks/notebooks.py moves each embedded figure into a PNG file next to the page
+    shown = [(i["src"], i.get("alt", "")) for i in images if i.get("src", "").endswith(".png")]
+    assert [(page.parent / src).read_bytes() for src, _ in shown] == [
+        base64.b64decode(f.data["image/png"]) for f in figures
     ], f"{page}: the page does not show the notebook's figures, in order"
     generic = [alt for _, alt in shown if not alt or alt.startswith("No description")]
     assert not generic, f"{page}: figures without the lab's own description: {generic}"
 
 
 @pytest.mark.parametrize("lab_id", LAB_IDS)
-def test_lab_formulas_are_left_to_the_site_katex(built_site, lab_id):
+def test_lab_formulas_are_typeset_at_build_time(built_site, lab_id):
+    """Every formula of the lab's Markdown cells is KaTeX HTML in the page (docs/hooks/katex_render.py)."""
     html = (page_dir(built_site, lab_id) / "index.html").read_text(encoding="utf-8")
-    math_js = (ROOT / "docs" / "assets" / "math.js").read_text(encoding="utf-8")
-    assert "jp-RenderedMarkdown" in math_js, "assets/math.js no longer typesets notebook Markdown cells"
-    assert "assets/math.js" in html, "the lab page does not load assets/math.js"
-    cells_html = re.findall(r'<div class="[^"]*jp-RenderedMarkdown[^"]*"[^>]*>(.*?)</div>', html, re.S)
-    rendered = unescape("".join(cells_html))
+    typeset = [unescape(t).strip() for t in re.findall(
+        r'<annotation encoding="application/x-tex">(.*?)</annotation>', html, re.S)]
     prose = "\n".join(c.source for c in cells(lab_id) if c.cell_type == "markdown")
     formulas = [f.strip("$").strip() for f in FORMULA.findall(re.sub(r"`[^`]*`", "", prose))]
     assert formulas, f"{source(lab_id)}: a lab explains with at least one formula"
-    missing = [f for f in formulas if f not in rendered]
-    assert not missing, f"{lab_id}: formulas not left as TeX in the notebook's Markdown cells: {missing}"
+    missing = [f for f in formulas if f not in typeset]
+    assert not missing, f"{lab_id}: formulas of the notebook's Markdown cells not typeset by KaTeX: {missing}"
 
 
 @pytest.mark.parametrize("lab_id", LAB_IDS)

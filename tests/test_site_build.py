@@ -72,3 +72,75 @@ def test_palette_toggle_speaks_the_page_language(built_site: Path, lang_prefix):
         labels = re.findall(r'<label class="md-header__button md-icon" title="([^"]+)"', html)
         assert sorted(labels) == sorted(own), f"{page}: the palette toggle reads {labels}, expected {own}"
         assert not set(labels) & set(other)
+
+
+def test_changing_culpa_or_a_lesson_redoes_what_depends_on_it(tmp_path):
+    """The caches that make a rebuild quick stay correct: on a copy of the project (with its caches), an edit
+    to a lesson file redraws the figure that reads it and nothing else, and an edit to culpa's source
+    executes every lab again and redraws every figure; the labs' rendered HTML follows their notebooks."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    from support.site import copy_project
+
+    project = copy_project(tmp_path / "project")
+    env = dict(os.environ, NO_MKDOCS_2_WARNING="1", PYTHONPATH=str(project / "snippets"))
+
+    def build() -> str:
+        proc = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir",
+                               str(tmp_path / "site")], cwd=project, env=env, capture_output=True, text=True,
+                              timeout=1200)
+        assert proc.returncode == 0, f"the build failed:\n{proc.stdout}\n{proc.stderr}"
+        return proc.stdout + proc.stderr
+
+    def figure_keys() -> dict[str, str]:
+        cache = project / ".cache" / "figures"
+        return {d.name: next(e.name for e in d.iterdir() if not e.name.startswith("."))
+                for d in cache.iterdir()}
+
+    def lab_keys() -> dict[str, str]:
+        stamps = [p for p in sorted((project / ".cache" / "labs").glob("*/*.json"))
+                  if not p.name.endswith(".html.json")]  # the execution stamps, not the rendered HTML
+        return {f"{p.parent.name}/{p.stem}": json.loads(p.read_text())["key"] for p in stamps}
+
+    def render_keys() -> dict[str, str]:
+        renders = sorted((project / ".cache" / "labs").glob("*/*.html.json"))
+        return {f"{p.parent.name}/{p.name}": json.loads(p.read_text())["key"] for p in renders}
+
+    def notebooks() -> dict[str, bytes]:
+        return {k: (project / ".cache" / "labs" / f"{k}.ipynb").read_bytes() for k in labs}
+
+    build()  # settle: the copy's caches are fresh after this
+    figures, labs, renders = figure_keys(), lab_keys(), render_keys()
+    executed_before = notebooks()
+    assert figures and labs and renders, "the build left no figure, lab or rendered-lab cache to check"
+
+    lesson = project / "snippets" / "lessons" / "training.py"
+    lesson.write_text(lesson.read_text(encoding="utf-8") + "\n# edited by a test\n", encoding="utf-8")
+    log = build()
+    changed = {name for name, key in figure_keys().items() if figures[name] != key}
+    assert changed == {"training"}, f"editing lessons/training.py redrew {sorted(changed)}, not just training"
+    assert "labs: executed" not in log, "editing a lesson no lab reads executed labs"
+    assert lab_keys() == labs
+
+    engine = project / "snippets" / "culpa" / "tensor.py"
+    engine.write_text(engine.read_text(encoding="utf-8") + "\n# edited by a test\n", encoding="utf-8")
+    log = build()
+    executed = set(re.findall(r"labs: executed docs/(\S+)\.md", log))
+    assert executed == {f"{lang}/labs/{name}" for lang, name in (k.split("/") for k in labs)}, (
+        f"editing culpa executed only {sorted(executed)} of the labs {sorted(labs)}"
+    )
+    stale = [name for name, key in figure_keys().items() if figures[name] == key]
+    assert not stale, f"editing culpa did not redraw the figures {stale}"
+    assert all(lab_keys()[k] != labs[k] for k in labs), "editing culpa left a lab's cache key unchanged"
+    rendered, executed_after = render_keys(), notebooks()
+    assert set(rendered) == set(renders), "a lab lost its rendered-HTML cache"
+    for lab in labs:
+        notebook_changed = executed_after[lab] != executed_before[lab]
+        render_changed = rendered[f"{lab}.html.json"] != renders[f"{lab}.html.json"]
+        assert notebook_changed == render_changed, (
+            f"{lab}: its executed notebook {'changed' if notebook_changed else 'did not change'} but its "
+            f"rendered HTML's cache key {'did' if render_changed else 'did not'}"
+        )

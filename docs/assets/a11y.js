@@ -21,11 +21,18 @@
     document.querySelectorAll(".jp-InputArea .highlight-ipynb:not([tabindex])").forEach(function (code) {
       code.setAttribute("tabindex", "0");
     });
-    var wide = "div.arithmatex:not([tabindex]), .jupyter-wrapper .katex-display:not([tabindex]), figure:not([tabindex])";
-    document.querySelectorAll(wide).forEach(function (el) {
-      if (el.scrollWidth > el.clientWidth) el.setAttribute("tabindex", "0");
-    });
   }
+
+  // Which boxes scroll sideways depends on the layout. A ResizeObserver reports each box once the browser
+  // has laid it out (and again when its size changes): reading its widths then costs no extra layout,
+  // where measuring from a script would force one over the page's thousands of KaTeX elements.
+  var WIDE = "div.arithmatex, .jupyter-wrapper .katex-display, figure";
+  var sizes = typeof ResizeObserver === "undefined" ? null : new ResizeObserver(function (entries) {
+    var scrolling = entries.map(function (e) { return e.target; }).filter(function (el) {
+      return !el.hasAttribute("tabindex") && el.scrollWidth > el.clientWidth;
+    });
+    scrolling.forEach(function (el) { el.setAttribute("tabindex", "0"); });  // all reads, then all writes
+  });
 
   // Material adds the annotation markers after the page is shown: fix again when the page changes.
   var pending = false;
@@ -37,7 +44,10 @@
       fix();
     });
   }).observe(document.documentElement, { childList: true, subtree: true });
-  window.addEventListener("resize", fix);
-  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", fix);
-  else fix();
+  function start() {
+    fix();
+    if (sizes) document.querySelectorAll(WIDE).forEach(function (el) { sizes.observe(el); });
+  }
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
+  else start();
 })();

@@ -18,7 +18,8 @@ executed, with its outputs and figures:
    renders it; on_page_read_source keeps the lab's text as the page's Markdown for the other hooks.
 3. on_page_content turns links to pages (`../01-a-billion-knobs.md`) into their URLs, as on any page,
    removes what nbconvert's template loads from other hosts (MathJax and mermaid from a CDN, an empty
-   `<script src="">`: the site typesets math itself with assets/math.js), gives each figure the alt text
+   `<script src="">`: docs/hooks/katex_render.py typesets the math at build time), replaces its ~590 KB of
+   inlined JupyterLab CSS by the few rules the cells use (hooks/notebook.css), gives each figure the alt text
    of its code cell (YAML metadata `alt:` after the cell's fence, in the page's language; a figure
    without one fails the build), adds a download link in the page's language, and writes the executed
    notebook next to the page as <name>.ipynb, its page links made absolute (site_url) so that they work
@@ -44,7 +45,7 @@ from pathlib import Path
 from urllib.parse import urljoin
 
 from mkdocs.exceptions import PluginError
-from mkdocs.plugins import event_priority
+from mkdocs.plugins import CombinedEvent, event_priority
 
 log = logging.getLogger("mkdocs.hooks.notebooks")
 
@@ -69,7 +70,12 @@ PAGE_LINK_HTML = re.compile(r"""href="(?P<target>[^"#:?]+\.md)(?P<fragment>#[^"]
 PAGE_LINK_MD = re.compile(r"\]\((?P<target>[^)\s#:?]+\.md)(?P<fragment>#[^)\s]*)?\)")
 SCRIPT = re.compile(r"<script\b(?P<attrs>[^>]*)>(?P<body>.*?)</script>", re.S | re.I)
 NBCONVERT_ALT = 'alt="No description has been provided for this image"'  # nbconvert's stand-in
-MATHJAX_COMMENTS = re.compile(r"<!-- (?:Load mathjax|MathJax configuration|End of mathjax configuration) -->")
+MATHJAX_COMMENTS = re.compile(
+    r"<!-- (?:Load mathjax|MathJax configuration|End of mathjax configuration"
+    r"|End of mermaid configuration) -->"
+)
+STYLE = re.compile(r"<style\b[^>]*>.*?</style>\s*", re.S | re.I)
+NOTEBOOK_CSS = Path(__file__).with_name("notebook.css")
 
 
 class LabError(PluginError):
@@ -269,11 +275,62 @@ def _lab(page) -> Lab | None:
 
 
 @event_priority(50)  # before mkdocs-jupyter (0) looks at the page's source
-def on_pre_page(page, config, files):
+def _point_at_executed(page, config, files):
     lab = _lab(page)
     if lab is not None:
         page.file.abs_src_path = str(lab.executed)
     return page
+
+
+RENDERER_VERSIONS = ("mkdocs-jupyter", "nbconvert", "pygments", "mistune", "jupyterlab_pygments")
+
+
+def render_key(lab: Lab, config) -> str:
+    """A hash of what mkdocs-jupyter's HTML of a lab depends on: the executed notebook, options, versions."""
+    digest = hashlib.sha256(lab.executed.read_bytes())
+    options = dict(config.plugins["mkdocs-jupyter"].config)
+    digest.update(json.dumps(options, sort_keys=True, default=str).encode())
+    for package in RENDERER_VERSIONS:
+        try:
+            digest.update(f"{package}={importlib.metadata.version(package)}".encode())
+        except importlib.metadata.PackageNotFoundError:
+            digest.update(f"{package}=-".encode())
+    return digest.hexdigest()
+
+
+@event_priority(-50)  # after mkdocs-jupyter (0) gave the page its nbconvert renderer
+def _cached_render(page, config, files):
+    """Reuse mkdocs-jupyter's HTML of a lab while the executed notebook is the same (nbconvert takes ~0.3 s
+    a lab, twice: the page and its table of contents). Cached beside the executed notebook."""
+    lab = _lab(page)
+    if lab is None:
+        return page
+    from mkdocs.structure.toc import get_toc
+    from mkdocs_jupyter.plugin import _get_nb_toc_tokens
+
+    render = page.render
+    cached = lab.cache / lab.lang / f"{lab.name}.html.json"
+    key = render_key(lab, config)
+    toc_depth = config.plugins["mkdocs-jupyter"].config["toc_depth"]
+
+    def cached_render(config, files):
+        try:
+            stored = json.loads(cached.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            stored = {}
+        if stored.get("key") == key:
+            page.content, page.toc = stored["content"], get_toc(stored["toc_tokens"])
+            return
+        render(config, files)
+        tokens, _ = _get_nb_toc_tokens(page.file.abs_src_path, toc_depth)
+        stored = {"key": key, "content": page.content, "toc_tokens": tokens}
+        _write_atomically(cached, json.dumps(stored, ensure_ascii=False))
+
+    page.render = cached_render
+    return page
+
+
+on_pre_page = CombinedEvent(_point_at_executed, _cached_render)
 
 
 def on_page_read_source(page, config):
@@ -306,6 +363,13 @@ def remove_foreign_scripts(html: str, lab: Lab) -> str:
     return MATHJAX_COMMENTS.sub("", SCRIPT.sub(keep, html))
 
 
+def replace_stylesheets(html: str) -> str:
+    """nbconvert's template inlines JupyterLab's whole stylesheet (~590 KB) and Pygments' twice, of which the
+    cells use a few rules: drop every <style> of the page's content and inline hooks/notebook.css instead."""
+    css = NOTEBOOK_CSS.read_text(encoding="utf-8").strip()
+    return f"<style>{css}</style>\n" + STYLE.sub("", html)
+
+
 def figure_alts(notebook, lab: Lab) -> list[str]:
     """The alt text of every image the lab outputs, in order: its code cell's `alt` metadata."""
     alts = []
@@ -330,6 +394,30 @@ def describe_figures(html: str, notebook, lab: Lab) -> str:
                        f"description, but its notebook outputs {len(alts)} figures")
     described = iter(alts)
     return re.sub(re.escape(NBCONVERT_ALT), lambda m: f'alt="{escape(next(described), quote=True)}"', html)
+
+
+DATA_PNG = re.compile(r'src="data:image/png;base64,(?P<data>[A-Za-z0-9+/=\s]+)"')
+
+
+def figures_to_files(html: str, page) -> str:
+    """Write each figure the notebook embeds as base64 (~350 KB on a lab) to a PNG file next to the page,
+    so that the page's HTML stays small and a figure below the first screen loads only when it is needed."""
+    import base64
+
+    folder = Path(page.file.abs_dest_path).parent
+    count = 0
+
+    def to_file(m: re.Match) -> str:
+        nonlocal count
+        count += 1
+        data = base64.b64decode(re.sub(r"\s", "", m.group("data")))
+        name = f"figure-{count}-{hashlib.sha256(data).hexdigest()[:10]}.png"
+        folder.mkdir(parents=True, exist_ok=True)
+        if not (folder / name).is_file():
+            (folder / name).write_bytes(data)
+        return f'src="{name}"'
+
+    return DATA_PNG.sub(to_file, html)
 
 
 def download_link(html: str, lab: Lab) -> str:
@@ -375,7 +463,9 @@ def on_page_content(html, page, config, files):
     html = PAGE_LINK_HTML.sub(relative, html)
     html = html.replace('<a class="anchor-link"', '<a class="headerlink"')  # as on every page (and search)
     html = remove_foreign_scripts(html, lab)
+    html = replace_stylesheets(html)
     html = describe_figures(html, notebook, lab)
+    html = figures_to_files(html, page)
     html = download_link(html, lab)
     publish_download(lab, notebook, page, config, files)
     return html

@@ -45,6 +45,8 @@ class MarkerError(ValueError):
 
 def _math_mask(line: str, in_block: bool) -> tuple[list[bool], bool]:
     """For each character of a prose line, whether it lies inside $...$ or $$...$$ math."""
+    if "$" not in line:  # most lines: nothing changes along the line (and a build reads every line)
+        return [in_block] * len(line), in_block
     mask = []
     in_inline = False
     i = 0

@@ -6,13 +6,14 @@ recorded, so a failure names the page and the rule:
 
 - no console error and no uncaught exception, while loading or using the page;
 - no failed request, and no request to any host but the local server (those are blocked and recorded);
-- every formula typeset by KaTeX: no raw TeX left in the page's text, a KaTeX rendering in every
-  formula Arithmatex marked, and math on the page wherever its source has math;
+- every formula typeset by KaTeX at build time: in the HTML as served (before any script runs) no raw TeX
+  is left in the page's text, every formula Arithmatex marked holds KaTeX's rendering, and there is math
+  wherever the page's source has math; no math script is loaded;
 - every image loaded, with a non-zero natural size;
 - the language switcher leads to the same page in the other language, and back;
 - each code block's copy button puts that block's code on the clipboard;
 - searching for a word of the page finds the page in its language and no page of the other language, and
-  the results' previews show formulas typeset;
+  the results' previews quote formulas as text, never as TeX;
 - an axe-core scan finds no serious or critical accessibility violation (colour contrast in both palettes);
 - a notebook page shows its cells' outputs, and no error;
 - a screenshot at desktop and at phone size lands in tests/screenshots/ (CI keeps it as an artifact);
@@ -94,6 +95,7 @@ def test_every_formula_is_typeset(visits, site_page):
     assert not facts["katexErrors"], f"{site_page.id}: KaTeX could not typeset: {facts['katexErrors']}"
     if _source_has_math(site_page):
         assert facts["katex"] > 0, f"{site_page.id}: its source has math, but the page shows no KaTeX formula"
+    assert not facts["mathScripts"], f"{site_page.id}: loads a math script: {facts['mathScripts']}"
 
 
 def test_every_image_loads(visits, site_page):

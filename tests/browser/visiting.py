@@ -22,7 +22,6 @@ step's rule fails with it, the others still judge what was recorded.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
 import re
 import shutil
@@ -80,26 +79,31 @@ class Visit:
 
 
 def is_sitemap_prefetch(url: str) -> bool:
-    # Known and harmless: Material prefetches sitemap.xml under every alternate-language URL of the page
-    # (to map the current page onto its translation), and only the root sitemap.xml exists. These 404s
-    # are the only failed requests (and console errors) ignored.
-    return urlsplit(url).path.endswith("/sitemap.xml")
+    # Material prefetches sitemap.xml under every alternate-language URL of the page; docs/hooks/alternates.py
+    # writes one wherever it asks, so those requests must succeed like any other: nothing is ignored.
+    return False
 
 
-FACTS_JS = """() => {
-  const article = document.querySelector("article.md-content__inner") || document.body;
+# Formulas are typeset at build time: their facts are read from the page's HTML as the server sent it
+# (fetched again and parsed, so no script of the page has run on it), the rest from the live page.
+FACTS_JS = """async () => {
+  const served = new DOMParser().parseFromString(await (await fetch(location.href)).text(), "text/html");
+  const article = served.querySelector("article.md-content__inner") || served.body;
   const prose = article.cloneNode(true);
   prose.querySelectorAll("pre, code, .katex, script, style, .headerlink, .clipboard-copy-txt, clipboard-copy")
        .forEach((e) => e.remove());
-  const formulas = [...document.querySelectorAll(".arithmatex")];
+  const formulas = [...served.querySelectorAll(".arithmatex")];
   const outputs = [...document.querySelectorAll(".jp-OutputArea-output")];
+  const mathScript = /katex(\\.min)?\\.js$|auto-render|mathjax|\\/math\\.js$/i;
   return {
     lang: document.documentElement.lang,
     prose: prose.textContent,
     arithmatex: formulas.length,
     untypeset: formulas.filter((e) => !e.querySelector(".katex")).map((e) => e.textContent.slice(0, 80)),
-    katex: document.querySelectorAll(".katex").length,
-    katexErrors: [...document.querySelectorAll(".katex-error")].map((e) => e.textContent.slice(0, 80)),
+    katex: served.querySelectorAll(".katex").length,
+    katexErrors: [...served.querySelectorAll(".katex-error")].map((e) => e.textContent.slice(0, 80)),
+    mathScripts: performance.getEntriesByType("resource").map((r) => r.name)
+                 .filter((url) => mathScript.test(new URL(url).pathname)),
     notebook: {
       codeCells: document.querySelectorAll(".jp-CodeCell").length,
       outputs: outputs.filter((e) => e.textContent.trim() || e.querySelector("img, svg")).length,
@@ -222,10 +226,6 @@ async def _visit(
 
     async def load():
         await tab.goto(visit.url, wait_until="load")
-        with contextlib.suppress(Exception):  # formulas typeset just after load; a broken one never is
-            await tab.wait_for_function(
-                "() => !document.querySelector('.arithmatex:not(:has(.katex))')", timeout=2000
-            )
         await tab.evaluate("document.fonts.ready.then(() => true)")
         visit.facts = await tab.evaluate(FACTS_JS)
         visit.facts["images"] = await tab.evaluate(IMAGES_JS)
@@ -404,7 +404,7 @@ class _ArticleWords(HTMLParser):
 
     def handle_data(self, data):
         if self.stack and self.stack[-1][1] and not self.stack[-1][2]:
-            data = self.TEX.sub(" ", data)  # notebooks leave their math as TeX for the browser to typeset
+            data = self.TEX.sub(" ", data)  # TeX in the annotations of typeset formulas is not a word
             self.words += [w.lower() for w in re.findall(r"[^\W\d_]{5,}", data)]
 
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Re-creates the vendored front-end assets from the npm registry (never a CDN).
 # Versions are pinned here and recorded in VENDORED.md beside this script.
-#   KaTeX   -> docs/assets/vendor/katex/   (served by the site: math typesetting)
+#   KaTeX   -> docs/assets/vendor/katex/   (katex.min.js typesets at build time, docs/hooks/katex_render.py;
+#              the site serves its CSS, fonts and contrib/copy-tex.min.js)
 #   axe-core -> tests/vendor/axe-core/     (injected by the browser tests only)
 set -euo pipefail
 KATEX_VERSION=0.19.1
@@ -20,7 +21,7 @@ out="$root/docs/assets/vendor/katex"
 rm -rf "$out" && mkdir -p "$out/contrib" "$out/fonts"
 cp katex/package/LICENSE "$out/LICENSE"
 cp katex/package/dist/katex.min.js "$out/"
-cp katex/package/dist/contrib/auto-render.min.js "$out/contrib/"
+cp katex/package/dist/contrib/copy-tex.min.js "$out/contrib/"
 cp katex/package/dist/fonts/*.woff2 "$out/fonts/"
 # Every browser we target reads woff2: drop the woff/ttf fallbacks from the CSS so it names only shipped files.
 sed -E 's/,url\(fonts\/[^)]+\.(woff|ttf)\) format\("(woff|truetype)"\)//g' \

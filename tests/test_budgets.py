@@ -1,0 +1,258 @@
+"""Deterministic budgets of the built site: what a page makes the browser load, wait for and lay out.
+
+Speed itself is measured by tests/bench/site_benchmark.py (Lighthouse, side by side with a plain Material
+page); these are the counts and bytes behind it, and each failure names the page:
+- no script in <head> blocks rendering beyond Material's own inline one;
+- no math script is loaded: formulas are typeset at build time (docs/hooks/katex_render.py);
+- every formula is KaTeX HTML in the built page: no TeX delimiter left in any page's text;
+- a page's HTML, CSS and JS, gzipped as GitHub Pages serves them, stay under BUDGET_KIB;
+- a lab page weighs at most 1.5 times the chapter page closest to it in length;
+- every <img> has its width and height; every figure below the first screen loads lazily.
+"""
+
+from __future__ import annotations
+
+import gzip
+import re
+from functools import cache
+from html.parser import HTMLParser
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+
+from support.pages import _load_hook
+
+images_hook = _load_hook("images")
+
+# Measured 2026-12-01 (tests/bench/site_benchmark.py's build): chapter pages 76-90 KiB, labs 79-82 KiB,
+# home 73 KiB, 404 69 KiB; a plain Material page of page 02's prose ~70 KiB. The budget leaves ~10% room.
+BUDGET_KIB = 100
+LAB_RATIO = 1.5
+# Scripts that typeset math in the browser (KaTeX, its auto-render, MathJax, the old assets/math.js).
+MATH_SCRIPT_NAME = re.compile(r"(?:katex(?:\.min)?\.js|auto-render|mathjax|tex-mml|(?:^|/)math\.js)$", re.I)
+MATH_SCRIPT_CODE = re.compile(r"renderMathInElement|katex\.render|MathJax\.typeset|__render\(")
+# TeX left as text: the delimiters of Arithmatex and of notebooks' Markdown cells.
+RAW_TEX = {
+    "\\( ... \\)": re.compile(r"\\\((?s:.*?)\\\)"),
+    "\\[ ... \\]": re.compile(r"\\\[(?s:.*?)\\\]"),
+    "$$ ... $$": re.compile(r"\$\$"),
+    "$ ... $": re.compile(r"(?<![\w$])\$[^$\s][^$\n]*?(?<![\s\\])\$(?![\w$])"),
+    "a TeX command": re.compile(r"\\(?:frac|partial|sum|sigma|mathrm|operatorname|cdot|times|left|right)\b"),
+}
+SKIPPED_TEXT = {"script", "style", "pre", "code", "annotation", "math", "svg"}
+# KaTeX's MathML (its TeX annotation), a notebook cell's hidden copy of its code for the copy button
+SKIPPED_CLASSES = {"katex-mathml", "clipboard-copy-txt"}
+
+
+class Page(HTMLParser):
+    """What the budgets look at in one built page."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.in_head = False
+        self.head_scripts: list[dict] = []
+        self.scripts: list[dict] = []
+        self.stylesheets: list[str] = []
+        self.images: list[dict] = []  # with "text_before": characters of article text before the image
+        self.text: list[str] = []  # text outside code and KaTeX's own markup, in the article
+        self.katex = 0
+        self._skip: list[str] = []
+        self._in_article = 0
+        self._article_text = 0
+        self._script: dict | None = None
+
+    def handle_starttag(self, tag, attrs):
+        a = {k: (v if v is not None else "") for k, v in attrs}
+        classes = a.get("class", "").split()
+        if tag == "head":
+            self.in_head = True
+        if tag == "script":
+            self._script = {**a, "body": ""}
+        if tag == "link" and "stylesheet" in a.get("rel", "").split():
+            self.stylesheets.append(a.get("href", ""))
+        if tag == "article":
+            self._in_article += 1
+        if tag == "img":
+            self.images.append({**a, "text_before": self._article_text})
+        if "katex" in classes:
+            self.katex += 1
+        nested = bool(self._skip) and tag == self._skip[-1]
+        if tag in SKIPPED_TEXT or SKIPPED_CLASSES.intersection(classes) or nested:
+            self._skip.append(tag)
+
+    def handle_endtag(self, tag):
+        if tag == "head":
+            self.in_head = False
+        if tag == "script" and self._script is not None:
+            (self.head_scripts if self.in_head else self.scripts).append(self._script)
+            self._script = None
+        if tag == "article":
+            self._in_article -= 1
+        if self._skip and tag == self._skip[-1]:
+            self._skip.pop()
+
+    def handle_data(self, data):
+        if self._script is not None:
+            self._script["body"] += data
+            return
+        if self._in_article and not self._skip:
+            self.text.append(data)
+            self._article_text += len(data.strip())
+
+
+def pages(site: Path) -> list[Path]:
+    return sorted(p for p in site.rglob("*.html") if "assets" not in p.relative_to(site).parts)
+
+
+@cache
+def parse(path: Path) -> Page:
+    page = Page()
+    page.feed(path.read_text(encoding="utf-8"))
+    return page
+
+
+def page_id(site: Path, path: Path) -> str:
+    return str(path.relative_to(site))
+
+
+def local(site: Path, page: Path, url: str) -> Path | None:
+    parts = urlsplit(url)
+    if parts.scheme or parts.netloc or not parts.path:
+        return None
+    return (page.parent / parts.path).resolve() if not parts.path.startswith("/") else site / parts.path[1:]
+
+
+def gzipped(path: Path) -> int:
+    return len(gzip.compress(path.read_bytes(), compresslevel=9))
+
+
+def weight(site: Path, path: Path) -> int:
+    """Bytes (gzip) of the page's HTML and of every stylesheet and script it loads."""
+    page = parse(path)
+    loaded = [local(site, path, u) for u in page.stylesheets]
+    loaded += [local(site, path, s["src"]) for s in page.head_scripts + page.scripts if s.get("src")]
+    missing = [str(p) for p in loaded if p is not None and not p.is_file()]
+    assert not missing, f"{page_id(site, path)} loads files that are not in the site: {missing}"
+    return gzipped(path) + sum(gzipped(p) for p in loaded if p is not None)
+
+
+def test_site_has_pages_to_check(built_site):
+    found = {page_id(built_site, p) for p in pages(built_site)}
+    for expected in ("index.html", "en/index.html", "404.html", "en/404.html", "labs/build-check-train"):
+        expected = expected if expected.endswith(".html") else f"{expected}/index.html"
+        assert expected in found, f"the built site has no {expected}"
+
+
+def test_no_render_blocking_script_in_head(built_site):
+    offenders = []
+    for path in pages(built_site):
+        for script in parse(path).head_scripts:
+            if script.get("src"):
+                if "defer" not in script and "async" not in script and script.get("type") != "module":
+                    offenders.append(f"{page_id(built_site, path)}: <script src={script['src']!r}>")
+            elif script.get("type", "text/javascript") in ("", "text/javascript", "module") and (
+                "__md_scope" not in script["body"]  # Material's one inline head script
+            ):
+                offenders.append(f"{page_id(built_site, path)}: inline <script> {script['body'][:80]!r}")
+    assert not offenders, "scripts in <head> that hold back the first paint:\n" + "\n".join(offenders)
+
+
+def test_no_math_script_is_loaded(built_site):
+    offenders = []
+    for path in pages(built_site):
+        page = parse(path)
+        for script in page.head_scripts + page.scripts:
+            src = script.get("src", "")
+            file = local(built_site, path, src) if src else None
+            code = file.read_text(encoding="utf-8", errors="replace") if file and file.is_file() else ""
+            if (src and MATH_SCRIPT_NAME.search(urlsplit(src).path)) or MATH_SCRIPT_CODE.search(
+                code + script["body"]
+            ):
+                offenders.append(f"{page_id(built_site, path)}: {src or 'an inline script'}")
+    assert not offenders, "pages load a script that typesets math in the browser:\n" + "\n".join(offenders)
+
+
+def test_every_formula_is_rendered_katex_html(built_site):
+    raw, untypeset, without = [], [], []
+    for path in pages(built_site):
+        page, html = parse(path), path.read_text(encoding="utf-8")
+        text = " ".join(page.text)
+        for name, pattern in RAW_TEX.items():
+            for m in pattern.finditer(text):
+                raw.append(f"{page_id(built_site, path)}: {name}: {m.group(0)[:60]!r}")
+        untypeset += [f"{page_id(built_site, path)}: {m.group(0)[:80]!r}" for m in re.finditer(
+            r'<(span|div) class="arithmatex">(?!<span class="katex)', html)]
+        if path.name != "404.html" and not page.katex:
+            without.append(page_id(built_site, path))
+    assert not raw, "TeX left as text (not typeset at build time):\n" + "\n".join(raw[:40])
+    assert not untypeset, "formulas Arithmatex marked but KaTeX did not render:\n" + "\n".join(untypeset)
+    assert not without, f"pages with no typeset formula at all (every page has math): {without}"
+
+
+def test_bytes_per_page_under_budget(built_site):
+    over = []
+    for path in pages(built_site):
+        kib = weight(built_site, path) / 1024
+        if kib > BUDGET_KIB:
+            over.append(f"{page_id(built_site, path)}: {kib:.1f} KiB")
+    assert not over, f"pages whose HTML + CSS + JS (gzip) exceed {BUDGET_KIB} KiB:\n" + "\n".join(over)
+
+
+@pytest.mark.parametrize("lang", ["", "en/"])
+def test_lab_weighs_at_most_one_and_a_half_chapter_pages(built_site, lang):
+    site = built_site / lang if lang else built_site
+    chapters = [p for p in site.glob("[0-9][0-9]-*/index.html")]
+    labs = sorted(site.glob("labs/*/index.html"))
+    assert chapters and labs, f"no chapter or lab pages under {site}"
+
+    def length(path: Path) -> int:
+        return sum(len(t.strip()) for t in parse(path).text)
+
+    heavy = []
+    for lab in labs:
+        closest = min(chapters, key=lambda c: abs(length(c) - length(lab)))
+        ratio = weight(built_site, lab) / weight(built_site, closest)
+        if ratio > LAB_RATIO:
+            heavy.append(f"{page_id(built_site, lab)}: {ratio:.2f}x {page_id(built_site, closest)}")
+    assert not heavy, f"lab pages over {LAB_RATIO}x a chapter page of their length:\n" + "\n".join(heavy)
+
+
+def test_every_image_has_width_and_height(built_site):
+    missing = []
+    for path in pages(built_site):
+        for img in parse(path).images:
+            if not (img.get("width", "").isdigit() and img.get("height", "").isdigit()):
+                missing.append(f"{page_id(built_site, path)}: {img.get('src', '')[:80]}")
+    assert not missing, "images without width and height (the page shifts when they arrive):\n" + "\n".join(
+        missing
+    )
+
+
+def test_figures_below_the_first_screen_load_lazily(built_site):
+    eager, checked = [], 0
+    for path in pages(built_site):
+        for img in parse(path).images:
+            if img["text_before"] >= images_hook.ABOVE_THE_FOLD:
+                checked += 1
+                if img.get("loading") != "lazy":
+                    eager.append(f"{page_id(built_site, path)}: {img.get('src', '')[:80]}")
+    assert checked, "no image below the first screen anywhere: the check saw nothing"
+    assert not eager, "images below the first screen without loading=lazy:\n" + "\n".join(eager)
+
+
+@pytest.mark.parametrize("index", ["search/search_index.json", "en/search/search_index.json"])
+def test_search_index_quotes_formulas_as_text_not_tex(built_site, index):
+    """Search previews show the index's text: formulas are there as the glyphs KaTeX draws, never as TeX
+    (docs/hooks/katex_render.py hands the search plugin a copy of each page with plain-text formulas)."""
+    import json
+
+    docs = json.loads((built_site / index).read_text(encoding="utf-8"))["docs"]
+    raw = []
+    for doc in docs:
+        text = re.sub(r"<(pre|code)\b.*?</\1>", " ", doc["text"], flags=re.S)
+        raw += [f"{doc['location']}: {name}: {m.group(0)[:60]!r}"
+                for name, pattern in RAW_TEX.items() for m in [pattern.search(text)] if m]
+    assert docs, f"{index} is empty"
+    assert not raw, f"{index} quotes TeX (search previews would show it):\n" + "\n".join(raw)
+    assert any("∂" in doc["text"] for doc in docs), f"{index}: no formula's text (∂) in the index at all"
