@@ -51,7 +51,8 @@ def svg_size(path: Path) -> tuple[int, int] | None:
 def _source(src: str, page, files) -> Path | None:
     if re.match(r"^(?:[a-z][a-z0-9+.-]*:|/)", src, re.I):
         return None
-    url = posixpath.normpath(posixpath.join(posixpath.dirname(page.url.rstrip("/") + "/x"), src))
+    folder = page.url if page.url.endswith("/") else posixpath.dirname(page.url)  # "" for the home page
+    url = posixpath.normpath(posixpath.join(folder, src)).lstrip("/")
     for file in files:
         if file.url == url:
             return Path(file.abs_src_path)
