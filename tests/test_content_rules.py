@@ -112,7 +112,7 @@ def test_no_reference_to_a_course_that_is_not_on_the_site():
 
 # ---- (b) placeholders ----------------------------------------------------------------------------------
 
-PLACEHOLDER = re.compile(r"<(?:[\w-]*-)?url>|<repository[\w-]*>", re.IGNORECASE)
+PLACEHOLDER = re.compile(r"<[\w-]+-url>|<repository[\w-]*>", re.IGNORECASE)  # not <url>, a sitemap tag
 WORK_NOTE = re.compile(r"\b(?:TODO|FIXME|XXX)\b")  # capitals only: "todo" is a Portuguese word
 
 
