@@ -1,0 +1,177 @@
+"""Run in the page: every Python block of a page gets Run, Stop and Reset; printed output is labelled.
+
+on_page_content walks a page's HTML in order. For each ```python block it adds `data-run-block="K"` (K
+counts the page's Python blocks from 0, in page order, as tests/test_pages.py runs them) and, when the
+block is not run by the tests (`<!--pytest.mark.skip(reason=...)-->` before it), `data-run-skip` with the
+reason, which the page then shows instead of a Run button. The ```text block that follows
+`<!--pytest-codeblocks:expected-output-->` gets the class `run-expected` and the label "Saída"/"Output"
+(CSS draws it, so it is neither copied nor pasted with the output).
+
+A page with runnable blocks gets one JSON blob (`<script type="application/json" id="run-config">`): the
+code of each block exactly as the page shows it, the strings of the page's language and the name of culpa's
+wheel. assets/run/run.js (deferred, a few kB) reads it; nothing of Pyodide is fetched until the first Run,
+when assets/run/worker.js starts in a Web Worker.
+
+Labs (mkdocs-jupyter's HTML: a code cell is `<div class="jp-Cell jp-CodeCell ...">`) get the same: each
+code cell is a block (its `<div class="highlight-ipynb hl-python">`), and a cell that the browser cannot
+run says why (LAB_CANNOT_RUN). IPython's line magics (%pip, %config) are not run in the browser, where culpa
+and numpy are already loaded (assets/run/worker.js).
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+
+from mkdocs.exceptions import PluginError
+
+TOKEN = re.compile(
+    r"<!--\s*(?P<mark>pytest[-.][^>]*?)\s*-->"
+    r'|<div class="language-(?P<lang>[\w-]+) highlight">(?P<body>.*?)</div>',
+    re.S,
+)
+LAB_CELL = re.compile(
+    r'<div class="(?P<cls>jp-Cell jp-CodeCell[^"]*)"[^>]*>.*?'
+    r'<div class="(?P<hl>highlight-ipynb hl-python)">(?P<body>.*?)</div>',
+    re.S,
+)
+SKIP_REASON = re.compile(r"""reason\s*=\s*(["'])(?P<reason>.+?)\1""")
+TAG = re.compile(r"<[^>]+>")
+
+STRINGS = {
+    "pt": {
+        "run": "Executar",
+        "stop": "Parar",
+        "reset": "Restaurar",
+        "resetTitle": "Volta ao código da página",
+        "expected": "Saída",
+        "output": "Saída desta execução",
+        "loading": "Carregando o Python no seu navegador (só na primeira vez, uns 17 MB do próprio site)…",
+        "running": "Rodando…",
+        "first": "Antes, rodando os blocos anteriores que ainda não rodaram: {blocks}.",
+        "blockN": "bloco {n}",
+        "earlierFailed": "O bloco {n}, anterior a este, falhou; corrija-o e rode de novo.",
+        "stopped": "Parado. Um interpretador novo foi iniciado: os blocos anteriores rodam de novo no próximo Executar.",
+        "cut": "… saída cortada: {shown} linhas mostradas, {dropped} omitidas.",
+        "noOutput": "(rodou sem imprimir nada)",
+        "failedToLoad": "Não foi possível carregar o Python: {error}",
+        "skip": "Este bloco não roda aqui: {reason}",
+        "edit": "Código editável: digite para mudar, Ctrl+Enter (⌘+Enter) executa.",
+        "label": "Bloco {n} de Python",
+    },
+    "en": {
+        "run": "Run",
+        "stop": "Stop",
+        "reset": "Reset",
+        "resetTitle": "Put the page's code back",
+        "expected": "Output",
+        "output": "Output of this run",
+        "loading": "Loading Python in your browser (first time only, about 17 MB from this site)…",
+        "running": "Running…",
+        "first": "First running the earlier blocks that have not run yet: {blocks}.",
+        "blockN": "block {n}",
+        "earlierFailed": "Block {n}, before this one, failed; fix it and run again.",
+        "stopped": "Stopped. A fresh interpreter has started: the earlier blocks run again on the next Run.",
+        "cut": "… output cut: {shown} lines shown, {dropped} left out.",
+        "noOutput": "(ran without printing anything)",
+        "failedToLoad": "Could not load Python: {error}",
+        "skip": "This block does not run here: {reason}",
+        "edit": "Editable code: type to change it, Ctrl+Enter (⌘+Enter) runs it.",
+        "label": "Python block {n}",
+    },
+}
+# Lab cells that the browser cannot run, and why (the page says so under the cell). Matched on the cell's code.
+LAB_CANNOT_RUN = {
+    "pt": "usa o matplotlib, que o Python no navegador deste site não traz; rode o notebook na sua máquina",
+    "en": "it uses matplotlib, which this site's in-browser Python does not ship; run the notebook on your machine",
+}
+NEEDS_MATPLOTLIB = re.compile(r"^\s*(import|from) matplotlib\b|\bplt\.", re.M)
+
+
+def _code(body: str) -> str:
+    return html.unescape(TAG.sub("", body))
+
+
+def _lang(page) -> str:
+    lang = page.file.src_uri.split("/", 1)[0]
+    if lang not in STRINGS:
+        raise PluginError(f"docs/hooks/run_blocks.py: {page.file.src_uri}: no Run strings for language '{lang}'")
+    return lang
+
+
+def _wheel_name(config) -> str:
+    from importlib import util
+    from pathlib import Path
+
+    spec = util.spec_from_file_location("run_blocks_wheel", Path(__file__).with_name("wheel.py"))
+    module = util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.wheel_name(module.project_root(config))
+
+
+def mark_markdown_page(content: str, lang: str) -> tuple[str, list[dict]]:
+    blocks: list[dict] = []
+    mark = None
+    out = []
+    pos = 0
+    for m in TOKEN.finditer(content):
+        if m.group("mark"):
+            mark = m.group("mark")
+            continue
+        lang_of_block = m.group("lang")
+        attrs = ""
+        if lang_of_block == "python":
+            k = len(blocks)
+            reason = None
+            if mark and "skip" in mark:
+                found = SKIP_REASON.search(mark)
+                reason = found.group("reason") if found else "pytest.mark.skip"
+            blocks.append({"code": _code(m.group("body")), "skip": reason})
+            attrs = f' data-run-block="{k}"' + (f' data-run-skip="{html.escape(reason)}"' if reason else "")
+        elif mark and "expected-output" in mark and blocks:
+            label = html.escape(STRINGS[lang]["expected"])
+            attrs = f' data-run-expected="{len(blocks) - 1}" data-label="{label}"'
+        mark = None
+        if attrs:
+            start = m.start() + len(f'<div class="language-{lang_of_block} highlight"')
+            cls_extra = " run-expected" if "data-run-expected" in attrs else ""
+            out.append(content[pos : m.start()])
+            out.append(f'<div class="language-{lang_of_block} highlight{cls_extra}"{attrs}')
+            pos = start
+    out.append(content[pos:])
+    return "".join(out), blocks
+
+
+def mark_lab_page(content: str, lang: str) -> tuple[str, list[dict]]:
+    blocks: list[dict] = []
+    out = []
+    pos = 0
+    for m in LAB_CELL.finditer(content):
+        code = _code(m.group("body"))
+        k = len(blocks)
+        reason = LAB_CANNOT_RUN[lang] if NEEDS_MATPLOTLIB.search(code) else None
+        blocks.append({"code": code, "skip": reason, "lab": True})
+        attrs = f' data-run-block="{k}"' + (f' data-run-skip="{html.escape(reason)}"' if reason else "")
+        start = m.start("hl") + len(m.group("hl")) + 1  # after the closing quote of class="..."
+        out.append(content[pos:start])
+        out.append(attrs)
+        pos = start
+    out.append(content[pos:])
+    return "".join(out), blocks
+
+
+def on_page_content(html_text, page, config, files):
+    lang = _lang(page)
+    is_lab = page.file.src_uri.split("/")[1:2] == ["labs"]
+    content, blocks = (mark_lab_page if is_lab else mark_markdown_page)(html_text, lang)
+    if not blocks:
+        return content
+    blob = {
+        "lang": lang,
+        "strings": STRINGS[lang],
+        "wheel": _wheel_name(config),
+        "blocks": blocks,
+    }
+    data = json.dumps(blob, ensure_ascii=False).replace("</", "<\\/")
+    return content + f'\n<script type="application/json" id="run-config">{data}</script>\n'
