@@ -4,7 +4,8 @@ Sources (no build needed):
 - every lab exists in both languages and in the navigation; pt and en have the same cells, identical code,
   the same sections, formulas and links; each links back to the lessons it extends;
 - its first cell says in one line, in its language, how to install culpa; its first code cell installs
-  culpa from this site (and matplotlib) only when one is missing, with one pip command, and imports culpa and numpy.
+  culpa from this site (and matplotlib) only when one is missing, with one pip command, and imports culpa
+  and numpy.
 The built site (the session's `built_site`, and builds of their own where a test must break something):
 - each lab page is the rendered notebook, with every output and figure, in both languages, its formulas left
   to the site's KaTeX, its figures described, nothing loaded from another host, a language switcher that
@@ -23,7 +24,6 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 from html import unescape
 from pathlib import Path
 
@@ -172,7 +172,9 @@ def test_first_code_cell_installs_from_this_site_only_what_is_missing(lab_id, mi
     )
     code = TransformerManager().transform_cell(code_cell.source)  # %pip becomes get_ipython().run_line_magic
     real = importlib.util.find_spec
-    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == missing else real(name, *a))
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name == missing else real(name, *a)
+    )
     calls = []
 
     class Shell:
@@ -181,7 +183,8 @@ def test_first_code_cell_installs_from_this_site_only_what_is_missing(lab_id, mi
 
     namespace = {"get_ipython": Shell}
     exec(compile(code, f"{source(lab_id)}, first code cell", "exec"), namespace)
-    assert calls == ([] if missing is None else [("pip", 'install --quiet "@CULPA_WHEEL_URL@" matplotlib')]), (
+    pip = ("pip", 'install --quiet "@CULPA_WHEEL_URL@" matplotlib')
+    assert calls == ([] if missing is None else [pip]), (
         f"{source(lab_id)}: with {missing or 'nothing'} missing the first code cell ran {calls}"
     )
     assert namespace["culpa"].__name__ == "culpa" and namespace["np"].__name__ == "numpy"

@@ -52,7 +52,10 @@ STRINGS = {
         "first": "Antes, rodando os blocos anteriores que ainda não rodaram: {blocks}.",
         "blockN": "bloco {n}",
         "earlierFailed": "O bloco {n}, anterior a este, falhou; corrija-o e rode de novo.",
-        "stopped": "Parado. Um interpretador novo foi iniciado: os blocos anteriores rodam de novo no próximo Executar.",
+        "stopped": (
+            "Parado. Um interpretador novo foi iniciado: os blocos anteriores rodam de novo no próximo "
+            "Executar."
+        ),
         "cut": "… saída cortada: {shown} linhas mostradas, {dropped} omitidas.",
         "noOutput": "(rodou sem imprimir nada)",
         "failedToLoad": "Não foi possível carregar o Python: {error}",
@@ -81,10 +84,13 @@ STRINGS = {
         "label": "Python block {n}",
     },
 }
-# Lab cells that the browser cannot run, and why (the page says so under the cell). Matched on the cell's code.
+# Lab cells that the browser cannot run, and why (the page says so under the cell), found by their code.
 LAB_CANNOT_RUN = {
     "pt": "usa o matplotlib, que o Python no navegador deste site não traz; rode o notebook na sua máquina",
-    "en": "it uses matplotlib, which this site's in-browser Python does not ship; run the notebook on your machine",
+    "en": (
+        "it uses matplotlib, which this site's in-browser Python does not ship; run the notebook on your "
+        "machine"
+    ),
 }
 NEEDS_MATPLOTLIB = re.compile(r"^\s*(import|from) matplotlib\b|\bplt\.", re.M)
 
@@ -96,7 +102,9 @@ def _code(body: str) -> str:
 def _lang(page) -> str:
     lang = page.file.src_uri.split("/", 1)[0]
     if lang not in STRINGS:
-        raise PluginError(f"docs/hooks/run_blocks.py: {page.file.src_uri}: no Run strings for language '{lang}'")
+        raise PluginError(
+            f"docs/hooks/run_blocks.py: {page.file.src_uri}: no Run strings for language '{lang}'"
+        )
     return lang
 
 

@@ -53,7 +53,9 @@ def wheel_name(root: Path) -> str:
 
 def source_files(root: Path) -> list[Path]:
     """What the wheel is made of: the project's metadata and culpa's package."""
-    package = sorted(p for p in (root / "snippets" / "culpa").rglob("*") if p.is_file() and "__pycache__" not in p.parts)
+    package = sorted(
+        p for p in (root / "snippets" / "culpa").rglob("*") if p.is_file() and "__pycache__" not in p.parts
+    )
     return [root / "pyproject.toml", root / "README.md", *package]
 
 
@@ -61,7 +63,9 @@ def source_key(root: Path) -> str:
     digest = hashlib.sha256(Path(__file__).read_bytes())
     for path in source_files(root):
         data = path.read_bytes()
-        digest.update(path.relative_to(root).as_posix().encode() + b"\0" + len(data).to_bytes(8, "big") + data)
+        digest.update(
+            path.relative_to(root).as_posix().encode() + b"\0" + len(data).to_bytes(8, "big") + data
+        )
     return digest.hexdigest()
 
 
@@ -81,15 +85,29 @@ def build_wheel(root: Path, cache: Path) -> Path:
             shutil.copy2(path, target)
         dist = Path(scratch) / "dist"
         proc = subprocess.run(
-            [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--no-index",
-             "--quiet", "--wheel-dir", str(dist), str(copy)],
-            capture_output=True, text=True, timeout=300,
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "wheel",
+                "--no-deps",
+                "--no-build-isolation",
+                "--no-index",
+                "--quiet",
+                "--wheel-dir",
+                str(dist),
+                str(copy),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=300,
         )
         made = dist / name
         if proc.returncode != 0 or not made.is_file():
             raise PluginError(
-                f"docs/hooks/wheel.py: building culpa's wheel ({name}) from pyproject.toml and snippets/culpa "
-                f"failed (pip wheel exit {proc.returncode}; is setuptools installed in this environment?):\n"
+                f"docs/hooks/wheel.py: building culpa's wheel ({name}) from pyproject.toml and "
+                f"snippets/culpa failed (pip wheel exit {proc.returncode}; is setuptools installed in "
+                f"this environment?):\n"
                 f"{proc.stdout}\n{proc.stderr}"
             )
         out.mkdir(parents=True, exist_ok=True)
@@ -130,7 +148,9 @@ def on_page_markdown(markdown, page, config, files):
     return fill(markdown, config)
 
 
-@event_priority(-250)  # after the i18n plugin (-100) built every language and the search index was split (-200)
+@event_priority(
+    -250
+)  # after the i18n plugin (-100) built every language and the search index was split (-200)
 def on_post_build(config):
     site = Path(config.site_dir)
     wheel = _current[0]
@@ -152,6 +172,7 @@ def on_post_build(config):
             left.append(path.relative_to(site).as_posix())
     if left:
         raise PluginError(
-            "docs/hooks/wheel.py: a placeholder (@CULPA_WHEEL_URL@ or @CULPA_REPOSITORY@) is left unfilled in "
-            f"the built site, in {', '.join(sorted(left))}: write it whole, in a code fence, or in a string"
+            "docs/hooks/wheel.py: a placeholder (@CULPA_WHEEL_URL@ or @CULPA_REPOSITORY@) is left "
+            f"unfilled in the built site, in {', '.join(sorted(left))}: write it whole, in a code fence "
+            "or in a string"
         )

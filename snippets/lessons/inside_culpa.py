@@ -69,14 +69,12 @@ print("forward order:", [node.op for node in topo_order(L)])
 
 def topo_order_recursive(root):  # (1)!
     order, seen = [], set()
-
     def visit(node):
         if node not in seen:
             seen.add(node)
             for parent in node._parents:
                 visit(parent)
             order.append(node)
-
     visit(root)
     return order
 
@@ -84,6 +82,7 @@ def topo_order_recursive(root):  # (1)!
 h = x
 for _ in range(5000):  # a chain of 5,000 ops, like a long unrolled recurrent network
     h = h.tanh()
+
 print("iterative:", len(topo_order(h)), "tensors in order")
 try:
     topo_order_recursive(h)
@@ -119,6 +118,7 @@ huge = culpa.Tensor([1000.0, 999.0, 0.0], requires_grad=True)
 with np.errstate(all="ignore"):  # e^1000 overflows: let it, and look at the damage
     e = huge.exp()
     p_slow = e / e.sum()
+
 print("op by op, p =", p_slow.data)
 
 fused = culpa.cross_entropy(huge, 1)
@@ -130,14 +130,11 @@ print("fused: L =", round(fused.item(), 4), "| dL/dz =", huge.grad)
 class Value:  # a micrograd-style node: its closure reads the output's own gradient
     def __init__(self, data, parents=()):
         self.data, self.grad, self._parents, self._backward = data, 0.0, parents, None
-
     def __mul__(self, other):
         out = Value(self.data * other.data, (self, other))
-
         def backward():
             self.grad += other.data * out.grad  # (1)!
             other.grad += self.data * out.grad
-
         out._backward = backward
         return out
 
@@ -174,6 +171,7 @@ print("closure that holds its output, objects left > 0:", naive_left > 0)
 # --8<-- [start:no_grad]
 with culpa.no_grad():
     frozen = w * 3.0  # (1)!
+
 print("inside no_grad:", frozen.requires_grad, frozen._parents)
 
 net = culpa.nn.MLP([4, 8, 3], rng=0)
@@ -181,6 +179,7 @@ batch = culpa.Tensor(np.ones((2, 4)))
 recorded = net(batch)  # training: every op is recorded, ready for a backward
 with culpa.no_grad():
     evaluated = net(batch)  # evaluation: nothing is recorded, nothing is kept
+
 print("tensors in the graph, recorded:", len(topo_order(recorded)))
 print("tensors in the graph, under no_grad:", len(topo_order(evaluated)))
 print("same numbers either way:", np.allclose(recorded.data, evaluated.data))
