@@ -7,10 +7,11 @@
 2. on_page_markdown fills in the placeholders of the pages (code fences included):
    `@CULPA_WHEEL_URL@` -> <site_url>culpa/culpa-<version>-py3-none-any.whl, the address the site serves
    the wheel at (a local build shows the local URL, the Pages build its Pages URL), and
-   `@CULPA_REPOSITORY@` -> the repository to clone: $GITHUB_SERVER_URL/$GITHUB_REPOSITORY when the build
-   runs in GitHub Actions (the Pages workflow passes them on), otherwise this clone's own folder (a local
-   build can only honestly name the repository it was built from). `repo_url` stays unset: Material would
-   then ask a third-party API for the repository's stars on every page view.
+   `@CULPA_REPOSITORY@` -> the repository to clone: $CULPA_REPOSITORY_URL, which the Pages workflow sets
+   to github.server_url/github.repository (in any other GitHub Actions step,
+   $GITHUB_SERVER_URL/$GITHUB_REPOSITORY), otherwise this clone's own folder (a local build can only
+   honestly name the repository it was built from). `repo_url` stays unset: Material would then ask a
+   third-party API for the repository's stars on every page view.
 3. on_post_build writes the wheel to <site>/culpa/, and fills the placeholders in what did not go through
    Markdown (the labs' executed notebooks and their HTML, the search index). A placeholder left anywhere in
    the built site fails the build, naming the file.
@@ -121,6 +122,8 @@ def wheel_url(config) -> str:
 
 
 def repository(root: Path) -> str:
+    if os.environ.get("CULPA_REPOSITORY_URL"):  # the Pages workflow: github.server_url/github.repository
+        return os.environ["CULPA_REPOSITORY_URL"]
     server, repo = os.environ.get("GITHUB_SERVER_URL"), os.environ.get("GITHUB_REPOSITORY")
     if server and repo:
         return f"{server.rstrip('/')}/{repo}"
