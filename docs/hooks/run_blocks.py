@@ -60,6 +60,7 @@ STRINGS = {
         "noOutput": "(rodou sem imprimir nada)",
         "failedToLoad": "Não foi possível carregar o Python: {error}",
         "skip": "Este bloco não roda aqui: {reason}",
+        "limit": "Atenção: {reason}.",
         "edit": "Código editável: digite para mudar, Ctrl+Enter (⌘+Enter) executa.",
         "label": "Bloco {n} de Python",
     },
@@ -80,6 +81,7 @@ STRINGS = {
         "noOutput": "(ran without printing anything)",
         "failedToLoad": "Could not load Python: {error}",
         "skip": "This block does not run here: {reason}",
+        "limit": "Note: {reason}.",
         "edit": "Editable code: type to change it, Ctrl+Enter (⌘+Enter) runs it.",
         "label": "Python block {n}",
     },
@@ -92,6 +94,37 @@ LAB_CANNOT_RUN = {
         "machine"
     ),
 }
+# Blocks that run in the browser but cannot print there all that the page shows, found by their code, and
+# why (the page says so next to the block's Run). Keep this short: each one is a difference a reader meets.
+BROWSER_LIMITS = [
+    (
+        re.compile(r"forgetful_model"),
+        {
+            "pt": "no navegador o último número sai diferente: sem zero_grad a execução diverge, e o NumPy "
+            "do navegador arredonda diferente de um nativo, então as pequenas diferenças crescem",
+            "en": "in the browser the last number comes out different: without zero_grad the run diverges, "
+            "and the browser's NumPy rounds differently from a native one, so the tiny differences grow",
+        },
+    ),
+    (
+        re.compile(r"time\.process_time"),
+        {
+            "pt": "no navegador, time.process_time só conta milissegundos inteiros; aqui ele mede com "
+            "time.perf_counter (o Python do navegador tem uma thread só, então os dois contam o mesmo tempo)",
+            "en": "in the browser, time.process_time counts whole milliseconds only; here it measures with "
+            "time.perf_counter (the browser's Python has a single thread, so both count the same time)",
+        },
+    ),
+    (
+        re.compile(r"except FloatingPointError"),
+        {
+            "pt": "no navegador a última linha não aparece: o WebAssembly não tem os sinais de erro de ponto "
+            "flutuante, então o NumPy daqui não levanta FloatingPointError",
+            "en": "in the browser the last line does not print: WebAssembly has no floating-point error "
+            "flags, so NumPy here cannot raise FloatingPointError",
+        },
+    ),
+]
 NEEDS_MATPLOTLIB = re.compile(r"^\s*(import|from) matplotlib\b|\bplt\.", re.M)
 
 
@@ -135,7 +168,9 @@ def mark_markdown_page(content: str, lang: str) -> tuple[str, list[dict]]:
             if mark and "skip" in mark:
                 found = SKIP_REASON.search(mark)
                 reason = found.group("reason") if found else "pytest.mark.skip"
-            blocks.append({"code": _code(m.group("body")), "skip": reason})
+            code = _code(m.group("body"))
+            limit = next((why[lang] for pattern, why in BROWSER_LIMITS if pattern.search(code)), None)
+            blocks.append({"code": code, "skip": reason, "limit": limit})
             attrs = f' data-run-block="{k}"' + (f' data-run-skip="{html.escape(reason)}"' if reason else "")
         elif mark and "expected-output" in mark and blocks:
             label = html.escape(STRINGS[lang]["expected"])

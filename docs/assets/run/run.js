@@ -157,7 +157,7 @@
       last.dataset.stream = stream;
       block.output.append(last);
     }
-    last.textContent += text;
+    last.append(document.createTextNode(text)); // a node per chunk: no copy of what is already shown
     block.output.dataset.printed = "1";
   }
 
@@ -241,6 +241,12 @@
     };
     block.buttons.reset.title = S.resetTitle;
     bar.append(block.buttons.run, block.buttons.stop, block.buttons.reset);
+    if (spec.limit) {
+      const limit = document.createElement("p");
+      limit.className = "run-skip";
+      limit.textContent = fmt(S.limit, { reason: spec.limit });
+      bar.append(limit);
+    }
     box.after(bar, output);
   }
 

@@ -58,8 +58,12 @@ function write(stream) {
 
 // The runner keeps its own names out of the reader's namespace. A traceback starts at the block's code,
 // with its lines shown (the source is registered in linecache under the block's name).
+// time.process_time ticks in whole milliseconds here: the labs time sub-millisecond steps with it, so it is
+// replaced by perf_counter (one thread in this worker: both count the same time). The page says so under each
+// block that uses it (docs/hooks/run_blocks.py, BROWSER_LIMITS).
 const RUNNER = `
-import linecache, sys, traceback
+import linecache, sys, time, traceback
+time.process_time = time.perf_counter
 namespace = {"__name__": "__main__"}
 
 def run(code, name):
