@@ -141,14 +141,14 @@ def _lang(page) -> str:
     return lang
 
 
-def _wheel_name(config) -> str:
+def _wheel_hook():
     from importlib import util
     from pathlib import Path
 
     spec = util.spec_from_file_location("run_blocks_wheel", Path(__file__).with_name("wheel.py"))
     module = util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    return module.wheel_name(module.project_root(config))
+    return module
 
 
 def mark_markdown_page(content: str, lang: str) -> tuple[str, list[dict]]:
@@ -210,11 +210,16 @@ def on_page_content(html_text, page, config, files):
     content, blocks = (mark_lab_page if is_lab else mark_markdown_page)(html_text, lang)
     if not blocks:
         return content
+    wheel = _wheel_hook()
+    for block in blocks:  # a lab's cells did not go through Markdown: fill the install command here
+        block["code"] = wheel.fill(block["code"], config)
     blob = {
         "lang": lang,
         "strings": STRINGS[lang],
-        "wheel": _wheel_name(config),
+        "wheel": wheel.wheel_name(wheel.project_root(config)),
         "blocks": blocks,
     }
-    data = json.dumps(blob, ensure_ascii=False).replace("</", "<\\/")
+    # every "/" escaped (valid JSON): no "</script>" can end the blob, and the site's own URLs in the code
+    # (the install command of a lab's first cell) do not read as a script reaching for a host
+    data = json.dumps(blob, ensure_ascii=False).replace("/", "\\/")
     return content + f'\n<script type="application/json" id="run-config">{data}</script>\n'
