@@ -126,6 +126,16 @@ BROWSER_LIMITS = [
     ),
 ]
 NEEDS_MATPLOTLIB = re.compile(r"^\s*(import|from) matplotlib\b|\bplt\.", re.M)
+# measure-the-cost's race times backpropagation on the smallest models, a tenth of a millisecond or less in
+# the browser, whose clock ticks in steps of 0.1 ms (performance.now without cross-origin isolation, which a
+# static host cannot switch on): a best-of-few time comes out 0 and the ratio divides by it.
+LAB_TOO_FINE = re.compile(r"\bt_bp\b|\bt_forward\b")
+LAB_TOO_FINE_WHY = {
+    "pt": "mede tempos de um décimo de milissegundo, e o relógio do navegador anda em passos de 0,1 ms; "
+    "rode o notebook na sua máquina",
+    "en": "it times steps of a tenth of a millisecond, and the browser's clock ticks in steps of 0.1 ms; "
+    "run the notebook on your machine",
+}
 
 
 def _code(body: str) -> str:
@@ -194,6 +204,8 @@ def mark_lab_page(content: str, lang: str) -> tuple[str, list[dict]]:
         code = _code(m.group("body"))
         k = len(blocks)
         reason = LAB_CANNOT_RUN[lang] if NEEDS_MATPLOTLIB.search(code) else None
+        if reason is None and LAB_TOO_FINE.search(code):
+            reason = LAB_TOO_FINE_WHY[lang]
         blocks.append({"code": code, "skip": reason, "lab": True})
         attrs = f' data-run-block="{k}"' + (f' data-run-skip="{html.escape(reason)}"' if reason else "")
         start = m.start("hl") + len(m.group("hl")) + 1  # after the closing quote of class="..."
