@@ -3,8 +3,9 @@
 Sources (no build needed):
 - every lab exists in both languages and in the navigation; pt and en have the same cells, identical code,
   the same sections, formulas and links; each links back to the lessons it extends;
-- its first cell says in one line, in its language, how to install culpa; its first code cell imports
-  culpa, numpy and matplotlib and, when one is missing, says which and where to look.
+- its first cell says in one line, in its language, how to install culpa; its first code cell installs
+  culpa from this site (and matplotlib) only when one is missing, with one pip command, and imports culpa
+  and numpy.
 The built site (the session's `built_site`, and builds of their own where a test must break something):
 - each lab page is the rendered notebook, with every output and figure, in both languages, its formulas
   typeset by KaTeX at build time, its figures described, nothing loaded from another host, a language
@@ -24,7 +25,6 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 from html import unescape
 from pathlib import Path
 
@@ -155,20 +155,40 @@ def test_first_cell_says_in_one_line_how_to_install(lab_id):
 
 
 @pytest.mark.parametrize("lab_id", LAB_IDS)
-@pytest.mark.parametrize("module", ["culpa", "numpy", "matplotlib"])
-def test_first_code_cell_names_what_is_missing(lab_id, module, monkeypatch):
+@pytest.mark.parametrize("missing", [None, "culpa", "matplotlib"])
+def test_first_code_cell_installs_from_this_site_only_what_is_missing(lab_id, missing, monkeypatch):
+    """The first code cell is the lesson's, not plumbing: one pip command (culpa's wheel from this site, and
+    matplotlib), run only when one of them is missing, then the imports. The served install itself is
+    tests/test_wheel.py's."""
+    import importlib.util
+
     from IPython.core.inputtransformer2 import TransformerManager
 
     code_cell = next(c for c in cells(lab_id) if c.cell_type == "code")
-    code = TransformerManager().transform_cell(code_cell.source)  # %magics become Python
-    monkeypatch.setitem(sys.modules, module, None)  # `import module` now fails as if not installed
-    with pytest.raises(ImportError) as raised:
-        exec(compile(code, f"{source(lab_id)}, first code cell", "exec"), {})
-    message = str(raised.value)
-    assert module in message and "first cell" in message and "primeira célula" in message, (
-        f"{source(lab_id)}: without {module} the first code cell must say that {module} is missing and "
-        f"point to the first cell, in both languages; it says {message!r}"
+    lines = [line for line in code_cell.source.splitlines() if line.strip()]
+    pips = [line for line in lines if "pip install" in line]
+    assert len(lines) <= 6 and len(pips) == 1 and '"@CULPA_WHEEL_URL@"' in pips[0], (
+        f"{source(lab_id)}: the first code cell must be a short install/import cell with one pip command "
+        f"for this site's wheel (@CULPA_WHEEL_URL@, filled in by docs/hooks/wheel.py); it is {lines}"
     )
+    code = TransformerManager().transform_cell(code_cell.source)  # %pip becomes get_ipython().run_line_magic
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name == missing else real(name, *a)
+    )
+    calls = []
+
+    class Shell:
+        def run_line_magic(self, name, line):
+            calls.append((name, line))
+
+    namespace = {"get_ipython": Shell}
+    exec(compile(code, f"{source(lab_id)}, first code cell", "exec"), namespace)
+    pip = ("pip", 'install --quiet "@CULPA_WHEEL_URL@" matplotlib')
+    assert calls == ([] if missing is None else [pip]), (
+        f"{source(lab_id)}: with {missing or 'nothing'} missing the first code cell ran {calls}"
+    )
+    assert namespace["culpa"].__name__ == "culpa" and namespace["np"].__name__ == "numpy"
 
 
 # ---- the built pages --------------------------------------------------------------------------------

@@ -150,6 +150,7 @@ qwen_months = qwen * MS / MONTH
 # --8<-- [start:backprop]
 for p in params:
     p.zero_grad()
+
 forward_passes = 0
 
 loss = run_model()  # one forward pass, recorded

@@ -86,6 +86,7 @@ print("step   loss (zeroed)   loss (forgot)   used/fresh gradient")
 for step in [0, 1, 2, 3, 4, 8, 12, 16, 20, 24, 28, 32, 36]:
     print(f"{step:4d}   {good[step]:13.4f}   {bad[step]:13.4f}", end="   ")
     print(f"{growth[step]:19.1f}")
+
 print(f"after 40 steps: {good[-1]:.4f} vs {bad[-1]:.4f}")
 # --8<-- [end:forgot]
 

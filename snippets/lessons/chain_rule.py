@@ -22,6 +22,7 @@ for node in graph["nodes"]:
     made_of = f"{op} of node {parents[0]}" if parents else "leaf (an input)"
     print(f"node {node['id']}  {node['name']}  {made_of:<16}", end="  ")
     print(f"value {node['value']:.4f}")
+
 print("backward will visit the nodes in the order", graph["backward_order"])
 # --8<-- [end:record]
 
@@ -64,6 +65,7 @@ for name, rest in downstream.items():
     received, passed = through_tanh(rest)
     print(f"{name:<11} tanh received {received:+.4f},", end=" ")
     print(f"passed on {passed:+.4f}, ratio {passed / received:.4f}")
+
 print(f"1 - tanh(0.5)^2 = {1 - np.tanh(0.5) ** 2:.4f}")
 # --8<-- [end:local]
 

@@ -24,10 +24,8 @@ def swish(x):
     """swish(x) = x * sigmoid(x), one op with a hand-written derivative."""
     s = sigmoid(x.data)
     out = x.data * s
-
     def backward(g):  # (1)!
         return (g * (s + out * (1 - s)),)
-
     return culpa.op_result(out, "swish", (x,), backward)
 
 
@@ -45,10 +43,8 @@ def swish_forgetful(x):
     is missing."""
     s = sigmoid(x.data)
     out = x.data * s
-
     def backward(g):
         return (g * s,)  # (1)!
-
     return culpa.op_result(out, "swish", (x,), backward)
 
 
@@ -114,6 +110,7 @@ except culpa.check.GradcheckError as caught:
     kink = caught
     print(f"eps = 1e-2: fails at index {kink.index}: "
           f"analytic {kink.analytic:.2f}, numeric {kink.numeric:.2f}")
+
 error = culpa.check.gradcheck(relu_loss, [near_kink], eps=1e-6)
 print("eps = 1e-6: passes:", error < 1e-8)
 
@@ -132,10 +129,8 @@ def cube_error(eps, method, dtype):
     sum(x**3), which is known exactly: 3 x**2."""
     points = np.linspace(0.5, 1.5, 5)
     t = culpa.Tensor(points.astype(dtype), requires_grad=True)
-
     def cubes(u):
         return (u * u * u).sum()
-
     try:
         (numeric,) = culpa.check.finite_difference(
             cubes, [t], eps=eps, method=method)
@@ -155,10 +150,12 @@ for i, eps in enumerate(steps):
     cells = [table[column][i] for column in columns]
     print(f"{eps:.0e}" + "".join(
         "          --" if e is None else f"{e:12.0e}" for e in cells))
+
 best_eps = {}
 for method, dtype in columns:
     errors = [np.inf if e is None else e for e in table[method, dtype]]
     best_eps[method, np.dtype(dtype).name] = steps[int(np.argmin(errors))]
+
 for (method, name), eps in best_eps.items():
     print(f"best eps, {method} {name}: {eps:.0e}")
 # --8<-- [end:epsilon]
@@ -176,20 +173,17 @@ for dtype in (np.float64, np.float32):
 # --8<-- [start:bad_gradients]
 class Classifier(culpa.nn.Module):
     """Two hidden ReLU layers, and a learnable scale for the logits."""
-
     def __init__(self):
         self.encoder = culpa.nn.Linear(2, 8, rng=0)
         self.hidden = culpa.nn.Linear(8, 8, rng=1)
         self.head = culpa.nn.Linear(8, 2, rng=2)
         self.scale = culpa.Tensor(1.0, requires_grad=True)
-
     def named_parameters(self):
         parts = {"encoder": self.encoder, "hidden": self.hidden,
                  "head": self.head}
         named = [(f"{part}.{name}", p) for part, layer in parts.items()
                  for name, p in layer.named_parameters()]
         return named + [("scale", self.scale)]
-
     def __call__(self, x):
         h = self.encoder(x).relu()
         h = self.hidden(h).relu()
@@ -198,11 +192,9 @@ class Classifier(culpa.nn.Module):
 
 class Careless(Classifier):
     """The same model with three bugs, none of which raises an error."""
-
     def __init__(self):
         super().__init__()
         self.hidden.bias.data -= 50  # (1)!
-
     def __call__(self, x):
         h = self.encoder(x).relu().detach()  # (2)!
         h = self.hidden(h).relu()

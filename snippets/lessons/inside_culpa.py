@@ -137,14 +137,12 @@ print("forward order:", [node.op for node in topo_order(L)])
 # --8<-- [start:recursion]
 def topo_order_recursive(root):  # (1)!
     order, seen = [], set()
-
     def visit(node):
         if node not in seen:
             seen.add(node)
             for parent in node._parents:
                 visit(parent)
             order.append(node)
-
     visit(root)
     return order
 
@@ -152,6 +150,7 @@ def topo_order_recursive(root):  # (1)!
 h = x
 for _ in range(5000):  # (2)!
     h = h.tanh()
+
 print("iterative:", len(topo_order(h)), "tensors in order")
 try:
     topo_order_recursive(h)
@@ -187,6 +186,7 @@ huge = culpa.Tensor([1000.0, 999.0, 0.0], requires_grad=True)
 with np.errstate(all="ignore"):  # (1)!
     e = huge.exp()
     p_slow = e / e.sum()
+
 print("op by op, p =", p_slow.data)
 
 fused = culpa.cross_entropy(huge, 1)
@@ -252,6 +252,7 @@ print("closure that holds its output, objects left > 0:", naive_left > 0)
 # --8<-- [start:no_grad]
 with culpa.no_grad():
     frozen = w * 3.0  # (1)!
+
 print("inside no_grad:", frozen.requires_grad, frozen._parents)
 
 net = culpa.nn.MLP([4, 8, 3], rng=0)
@@ -259,6 +260,7 @@ batch = culpa.Tensor(np.ones((2, 4)))
 recorded = net(batch)  # (2)!
 with culpa.no_grad():
     evaluated = net(batch)  # (3)!
+
 print("tensors in the graph, recorded:", len(topo_order(recorded)))
 print("tensors in the graph, under no_grad:", len(topo_order(evaluated)))
 print("same numbers either way:", np.allclose(recorded.data, evaluated.data))

@@ -44,6 +44,7 @@ held = graph_bytes(loss)
 
 for op, nbytes in held.items():
     print(f"{op:>13}: {nbytes / MB:5.1f} MB")
+
 print(f"the graph holds {sum(held.values()) / MB:.1f} MB; "
       f"tracemalloc saw {after_forward / MB:.0f} MB appear")
 print(f"the parameters take {param_bytes / MB:.1f} MB")
@@ -74,7 +75,6 @@ def probe(x, layer):
     def backward(g):
         print(f"backward reaches layer {layer}: {bar()}")
         return (g,)
-
     return culpa.op_result(x.data, "probe", (x,), backward)
 
 
@@ -86,6 +86,7 @@ for number, layer in enumerate(model.layers[:-1], start=1):
     alive += [weakref.ref(z.data), weakref.ref(a.data)]
     print(f"forward, layer {number} done: {bar()}")
     a = probe(a, number)
+
 loss = culpa.cross_entropy(model.layers[-1](a), labels)
 del z, a  # (1)!
 loss.backward()
@@ -99,6 +100,7 @@ print(f"activations per example: {per_example / 1e3:.1f} kB;  "
       f"parameters: {param_bytes / MB:.1f} MB")
 for batch in (100, 250, 1000, 4000):
     print(f"batch {batch:4d}: activations {batch * per_example / MB:6.1f} MB")
+
 print(f"the activations outweigh the parameters from "
       f"{param_bytes / per_example:.0f} examples per batch")
 # --8<-- [end:batch]
@@ -123,6 +125,7 @@ token_counts = (1_024, 4_096, 8_192, 65_536, 1_048_576)
 for tokens in token_counts:
     gb = tokens * activation_per_token / GB
     print(f"{tokens:>9_} tokens in the batch: activations {gb:7_.1f} GB")
+
 print(f"the activations outweigh the parameters from {crossover:_.0f} tokens")
 # --8<-- [end:estimate]
 
@@ -137,7 +140,6 @@ def counted(block):
     def run(x):
         runs.append(block)
         return block(x)
-
     return run
 
 
@@ -167,6 +169,7 @@ for segments in (1, 2, 4, 8, 16):
     results[segments] = (peak, recomputed)
     print(f"{segments:8d}  {peak:8.0f} MB  {forward_runs:12d}  {recomputed:10d}"
           f"  {same!s:>14}")
+
 best = min(results, key=lambda segments: results[segments][0])
 print("lowest peak with", best, "segments")
 # --8<-- [end:checkpoint]

@@ -27,6 +27,7 @@ y = np.eye(3)[c]  # one-hot: (0, 0, 1)
 n_params = sum(W[l].size + b[l].size for l in W)
 for l in W:
     print(f"layer {l}: W{W[l].shape}, b{b[l].shape}")
+
 print("parameters:", n_params)
 # --8<-- [end:network]
 
@@ -115,6 +116,7 @@ for l, layer in enumerate(net.layers, start=1):
     worst = max(worst, diff_W, diff_b)
     print(f"layer {l}: dL/dW{layer.weight.grad.shape} agrees: {diff_W < 1e-12},"
           f" dL/db{layer.bias.grad.shape} agrees: {diff_b < 1e-12}")
+
 print("largest difference below 1e-12:", worst < 1e-12)
 # --8<-- [end:culpa]
 

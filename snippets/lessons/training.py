@@ -82,6 +82,7 @@ history = train(model, lr=0.1, epochs=200)
 
 for epoch in (1, 10, 50, 100, 200):
     print(f"epoch {epoch:3d}   loss {history[epoch - 1]:.3f}")
+
 print("accuracy on the 200 points:", accuracy(model, X, y))
 # --8<-- [end:loop]
 

@@ -14,10 +14,12 @@ from support.pages import ROOT
 
 
 def copy_project(target: Path) -> Path:
-    """What a build reads (mkdocs.yml, docs/, snippets/) plus the figure and lab caches, so that a test can
-    plant a fault in the copy and build it without re-running every unchanged figure and lab."""
+    """What a build reads (mkdocs.yml, pyproject.toml, README.md, docs/, snippets/) plus the figure and lab
+    caches, so that a test can plant a fault in the copy and build it without re-running every unchanged
+    figure and lab."""
     target.mkdir(parents=True)
-    shutil.copy(ROOT / "mkdocs.yml", target / "mkdocs.yml")
+    for name in ("mkdocs.yml", "pyproject.toml", "README.md"):  # the last two make culpa's wheel
+        shutil.copy(ROOT / name, target / name)
     shutil.copytree(ROOT / "docs", target / "docs", ignore=shutil.ignore_patterns("__pycache__", "*.ipynb"))
     shutil.copytree(ROOT / "snippets", target / "snippets", ignore=shutil.ignore_patterns("__pycache__"))
     for cache in ("labs", "figures"):

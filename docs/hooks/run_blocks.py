@@ -1,0 +1,237 @@
+"""Run in the page: every Python block of a page gets Run, Stop and Reset; printed output is labelled.
+
+on_page_content walks a page's HTML in order. For each ```python block it adds `data-run-block="K"` (K
+counts the page's Python blocks from 0, in page order, as tests/test_pages.py runs them) and, when the
+block is not run by the tests (`<!--pytest.mark.skip(reason=...)-->` before it), `data-run-skip` with the
+reason, which the page then shows instead of a Run button. The ```text block that follows
+`<!--pytest-codeblocks:expected-output-->` gets the class `run-expected` and the label "Saída"/"Output"
+(CSS draws it, so it is neither copied nor pasted with the output).
+
+A page with runnable blocks gets one JSON blob (`<script type="application/json" id="run-config">`): the
+code of each block exactly as the page shows it, the strings of the page's language and the name of culpa's
+wheel. assets/run/run.js (deferred, a few kB) reads it; nothing of Pyodide is fetched until the first Run,
+when assets/run/worker.js starts in a Web Worker.
+
+Labs (mkdocs-jupyter's HTML: a code cell is `<div class="jp-Cell jp-CodeCell ...">`) get the same: each
+code cell is a block (its `<div class="highlight-ipynb hl-python">`), and a cell that the browser cannot
+run says why (LAB_CANNOT_RUN). IPython's line magics (%pip, %config) are not run in the browser, where culpa
+and numpy are already loaded (assets/run/worker.js).
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+
+from mkdocs.exceptions import PluginError
+
+TOKEN = re.compile(
+    r"<!--\s*(?P<mark>pytest[-.][^>]*?)\s*-->"
+    r'|<div class="language-(?P<lang>[\w-]+) highlight">(?P<body>.*?)</div>',
+    re.S,
+)
+LAB_CELL = re.compile(
+    r'<div class="(?P<cls>jp-Cell jp-CodeCell[^"]*)"[^>]*>.*?'
+    r'<div class="(?P<hl>highlight-ipynb hl-python)">(?P<body>.*?)</div>',
+    re.S,
+)
+SKIP_REASON = re.compile(r"""reason\s*=\s*(["'])(?P<reason>.+?)\1""")
+TAG = re.compile(r"<[^>]+>")
+
+STRINGS = {
+    "pt": {
+        "run": "Executar",
+        "stop": "Parar",
+        "reset": "Restaurar",
+        "resetTitle": "Volta ao código da página",
+        "expected": "Saída",
+        "output": "Saída desta execução",
+        "loading": "Carregando o Python no seu navegador (só na primeira vez, uns 17 MB do próprio site)…",
+        "running": "Rodando…",
+        "first": "Antes, rodando os blocos anteriores que ainda não rodaram: {blocks}.",
+        "blockN": "bloco {n}",
+        "earlierFailed": "O bloco {n}, anterior a este, falhou; corrija-o e rode de novo.",
+        "stopped": (
+            "Parado. Um interpretador novo foi iniciado: os blocos anteriores rodam de novo no próximo "
+            "Executar."
+        ),
+        "cut": "… saída cortada: {shown} linhas mostradas, {dropped} omitidas.",
+        "noOutput": "(rodou sem imprimir nada)",
+        "failedToLoad": "Não foi possível carregar o Python: {error}",
+        "skip": "Este bloco não roda aqui: {reason}",
+        "limit": "Atenção: {reason}.",
+        "edit": "Código editável: digite para mudar, Ctrl+Enter (⌘+Enter) executa.",
+        "label": "Bloco {n} de Python",
+    },
+    "en": {
+        "run": "Run",
+        "stop": "Stop",
+        "reset": "Reset",
+        "resetTitle": "Put the page's code back",
+        "expected": "Output",
+        "output": "Output of this run",
+        "loading": "Loading Python in your browser (first time only, about 17 MB from this site)…",
+        "running": "Running…",
+        "first": "First running the earlier blocks that have not run yet: {blocks}.",
+        "blockN": "block {n}",
+        "earlierFailed": "Block {n}, before this one, failed; fix it and run again.",
+        "stopped": "Stopped. A fresh interpreter has started: the earlier blocks run again on the next Run.",
+        "cut": "… output cut: {shown} lines shown, {dropped} left out.",
+        "noOutput": "(ran without printing anything)",
+        "failedToLoad": "Could not load Python: {error}",
+        "skip": "This block does not run here: {reason}",
+        "limit": "Note: {reason}.",
+        "edit": "Editable code: type to change it, Ctrl+Enter (⌘+Enter) runs it.",
+        "label": "Python block {n}",
+    },
+}
+# Lab cells that the browser cannot run, and why (the page says so under the cell), found by their code.
+LAB_CANNOT_RUN = {
+    "pt": "usa o matplotlib, que o Python no navegador deste site não traz; rode o notebook na sua máquina",
+    "en": (
+        "it uses matplotlib, which this site's in-browser Python does not ship; run the notebook on your "
+        "machine"
+    ),
+}
+# Blocks that run in the browser but cannot print there all that the page shows, found by their code, and
+# why (the page says so next to the block's Run). Keep this short: each one is a difference a reader meets.
+BROWSER_LIMITS = [
+    (
+        re.compile(r"forgetful_model"),
+        {
+            "pt": "no navegador o último número sai diferente: sem zero_grad a execução diverge, e o NumPy "
+            "do navegador arredonda diferente de um nativo, então as pequenas diferenças crescem",
+            "en": "in the browser the last number comes out different: without zero_grad the run diverges, "
+            "and the browser's NumPy rounds differently from a native one, so the tiny differences grow",
+        },
+    ),
+    (
+        re.compile(r"time\.process_time"),
+        {
+            "pt": "no navegador, time.process_time só conta milissegundos inteiros; aqui ele mede com "
+            "time.perf_counter (o Python do navegador tem uma thread só, então os dois contam o mesmo tempo)",
+            "en": "in the browser, time.process_time counts whole milliseconds only; here it measures with "
+            "time.perf_counter (the browser's Python has a single thread, so both count the same time)",
+        },
+    ),
+    (
+        re.compile(r"except FloatingPointError"),
+        {
+            "pt": "no navegador a última linha não aparece: o WebAssembly não tem os sinais de erro de ponto "
+            "flutuante, então o NumPy daqui não levanta FloatingPointError",
+            "en": "in the browser the last line does not print: WebAssembly has no floating-point error "
+            "flags, so NumPy here cannot raise FloatingPointError",
+        },
+    ),
+]
+NEEDS_MATPLOTLIB = re.compile(r"^\s*(import|from) matplotlib\b|\bplt\.", re.M)
+# measure-the-cost's race times backpropagation on the smallest models, a tenth of a millisecond or less in
+# the browser, whose clock ticks in steps of 0.1 ms (performance.now without cross-origin isolation, which a
+# static host cannot switch on): a best-of-few time comes out 0 and the ratio divides by it.
+LAB_TOO_FINE = re.compile(r"\bt_bp\b|\bt_forward\b")
+LAB_TOO_FINE_WHY = {
+    "pt": "mede tempos de um décimo de milissegundo, e o relógio do navegador anda em passos de 0,1 ms; "
+    "rode o notebook na sua máquina",
+    "en": "it times steps of a tenth of a millisecond, and the browser's clock ticks in steps of 0.1 ms; "
+    "run the notebook on your machine",
+}
+
+
+def _code(body: str) -> str:
+    return html.unescape(TAG.sub("", body))
+
+
+def _lang(page) -> str:
+    lang = page.file.src_uri.split("/", 1)[0]
+    if lang not in STRINGS:
+        raise PluginError(
+            f"docs/hooks/run_blocks.py: {page.file.src_uri}: no Run strings for language '{lang}'"
+        )
+    return lang
+
+
+def _wheel_hook():
+    from importlib import util
+    from pathlib import Path
+
+    spec = util.spec_from_file_location("run_blocks_wheel", Path(__file__).with_name("wheel.py"))
+    module = util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def mark_markdown_page(content: str, lang: str) -> tuple[str, list[dict]]:
+    blocks: list[dict] = []
+    mark = None
+    out = []
+    pos = 0
+    for m in TOKEN.finditer(content):
+        if m.group("mark"):
+            mark = m.group("mark")
+            continue
+        lang_of_block = m.group("lang")
+        attrs = ""
+        if lang_of_block == "python":
+            k = len(blocks)
+            reason = None
+            if mark and "skip" in mark:
+                found = SKIP_REASON.search(mark)
+                reason = found.group("reason") if found else "pytest.mark.skip"
+            code = _code(m.group("body"))
+            limit = next((why[lang] for pattern, why in BROWSER_LIMITS if pattern.search(code)), None)
+            blocks.append({"code": code, "skip": reason, "limit": limit})
+            attrs = f' data-run-block="{k}"' + (f' data-run-skip="{html.escape(reason)}"' if reason else "")
+        elif mark and "expected-output" in mark and blocks:
+            label = html.escape(STRINGS[lang]["expected"])
+            attrs = f' data-run-expected="{len(blocks) - 1}" data-label="{label}"'
+        mark = None
+        if attrs:
+            start = m.start() + len(f'<div class="language-{lang_of_block} highlight"')
+            cls_extra = " run-expected" if "data-run-expected" in attrs else ""
+            out.append(content[pos : m.start()])
+            out.append(f'<div class="language-{lang_of_block} highlight{cls_extra}"{attrs}')
+            pos = start
+    out.append(content[pos:])
+    return "".join(out), blocks
+
+
+def mark_lab_page(content: str, lang: str) -> tuple[str, list[dict]]:
+    blocks: list[dict] = []
+    out = []
+    pos = 0
+    for m in LAB_CELL.finditer(content):
+        code = _code(m.group("body"))
+        k = len(blocks)
+        reason = LAB_CANNOT_RUN[lang] if NEEDS_MATPLOTLIB.search(code) else None
+        if reason is None and LAB_TOO_FINE.search(code):
+            reason = LAB_TOO_FINE_WHY[lang]
+        blocks.append({"code": code, "skip": reason, "lab": True})
+        attrs = f' data-run-block="{k}"' + (f' data-run-skip="{html.escape(reason)}"' if reason else "")
+        start = m.start("hl") + len(m.group("hl")) + 1  # after the closing quote of class="..."
+        out.append(content[pos:start])
+        out.append(attrs)
+        pos = start
+    out.append(content[pos:])
+    return "".join(out), blocks
+
+
+def on_page_content(html_text, page, config, files):
+    lang = _lang(page)
+    is_lab = page.file.src_uri.split("/")[1:2] == ["labs"]
+    content, blocks = (mark_lab_page if is_lab else mark_markdown_page)(html_text, lang)
+    if not blocks:
+        return content
+    wheel = _wheel_hook()
+    for block in blocks:  # a lab's cells did not go through Markdown: fill the install command here
+        block["code"] = wheel.fill(block["code"], config)
+    blob = {
+        "lang": lang,
+        "strings": STRINGS[lang],
+        "wheel": wheel.wheel_name(wheel.project_root(config)),
+        "blocks": blocks,
+    }
+    # every "/" escaped (valid JSON): no "</script>" can end the blob, and the site's own URLs in the code
+    # (the install command of a lab's first cell) do not read as a script reaching for a host
+    data = json.dumps(blob, ensure_ascii=False).replace("/", "\\/")
+    return content + f'\n<script type="application/json" id="run-config">{data}</script>\n'

@@ -1,0 +1,333 @@
+"""Run in the page: every runnable block of every page, run in Chromium through its Run button.
+
+The site is built for and served under its project path (conftest.py); Chromium resolves no host but
+127.0.0.1 (--host-resolver-rules), and every request the page or its worker makes is recorded, so a
+request to anything else fails the test even before the network would refuse it.
+
+One browser context per language. For each page (the home page, the chapters), in page order: load it,
+check that nothing of Pyodide was fetched, press Run on each runnable block in turn and read what it
+printed (its `<output>`: the stdout the worker streamed) next to the output the page shows under it,
+compared exactly as tests/test_pages.py compares it in CPython. Then, on page 03: edit the logits and run
+(the result must be what CPython prints for the edited code), Reset, `while True: pass` stopped by Stop
+within a second and a Run after it, a million-line print cut. Then the labs (pt; their code cells are the
+same in en, tests/test_labs.py): every cell that the page does not mark as not runnable runs without error.
+The blocks that cannot run in the browser are printed with their reasons.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+
+import pytest
+from conftest import CHROMIUM_ARGS
+from served import LANGS, ServedSite, SitePage
+
+from support.pages import load_page, page_files
+
+PYODIDE_PATHS = ("assets/vendor/pyodide/", "assets/run/worker.js", "culpa/culpa-")
+RUN_TIMEOUT_MS = 180_000  # a first Run loads Python; page 09 trains a network
+ISOLATED = ['--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1']
+LAB_LANG = "pt"
+ONLY_PAGES = tuple(os.environ.get("RUN_IN_PAGE_PAGES", "").split())  # for a quicker look
+ONLY_LANGS = tuple(os.environ.get("RUN_IN_PAGE_LANGS", " ".join(LANGS)).split())  # for a quicker look
+
+
+def progress(message: str) -> None:
+    if os.environ.get("RUN_IN_PAGE_PROGRESS"):
+        print(message, file=sys.stderr, flush=True)
+
+
+def chapter_pages(lang: str) -> list[SitePage]:
+    pages = []
+    for rel in page_files(lang):
+        stem = rel[: -len(".md")]
+        pages.append(SitePage(lang, "" if stem == "index" else f"{stem}/"))
+    return pages
+
+
+@dataclass
+class PageRun:
+    page: SitePage
+    early_requests: list[str] = field(default_factory=list)  # before the first Run
+    config: dict = field(default_factory=dict)
+    outputs: dict[int, dict] = field(default_factory=dict)  # block index -> {state, stdout, stderr, text}
+    error: str | None = None
+
+
+@dataclass
+class Session:
+    requests: list[str] = field(default_factory=list)
+    pages: dict[str, PageRun] = field(default_factory=dict)
+    labs: dict[str, PageRun] = field(default_factory=dict)
+    checks: dict = field(default_factory=dict)  # page 03's edit, reset, stop, cut
+
+
+READ_OUTPUT = """(el) => ({
+  state: el.dataset.state || "",
+  stdout: [...el.querySelectorAll('[data-stream="stdout"]')].map((s) => s.textContent).join(""),
+  stderr: [...el.querySelectorAll('[data-stream="stderr"]')].map((s) => s.textContent).join(""),
+  text: el.textContent,
+})"""
+DONE = "(el) => el.dataset.state && el.dataset.state !== 'running'"
+
+
+async def run_block(page, box_index: int, run_label: str) -> dict:
+    box = page.locator(f'[data-run-block="{box_index}"]')
+    bar = box.locator("xpath=following-sibling::div[contains(@class,'run-bar')][1]")
+    output = box.locator("xpath=following-sibling::output[1]")
+    await bar.get_by_role("button", name=run_label, exact=True).click()
+    await output.evaluate("(el) => new Promise((r) => requestAnimationFrame(r))")
+    handle = await output.element_handle()
+    await page.wait_for_function(DONE, arg=handle, timeout=RUN_TIMEOUT_MS)
+    return await output.evaluate(READ_OUTPUT)
+
+
+async def open_page(context, site: ServedSite, page: SitePage, session: Session) -> tuple[object, PageRun]:
+    record = PageRun(page)
+    mark = len(session.requests)
+    tab = await context.new_page()
+    await tab.goto(site.url(page), wait_until="networkidle")
+    await tab.wait_for_timeout(300)  # anything a deferred script would fetch on its own
+    # a reader opens a collapsed block (an exercise's answer) before pressing its Run
+    await tab.evaluate("document.querySelectorAll('details').forEach((d) => { d.open = true; })")
+    record.early_requests = [u for u in session.requests[mark:] if any(p in u for p in PYODIDE_PATHS)]
+    blob = await tab.locator("#run-config").text_content()
+    record.config = json.loads(blob) if blob else {}
+    return tab, record
+
+
+async def run_everything(chromium: str, site: ServedSite) -> Session:
+    from playwright.async_api import async_playwright
+
+    session = Session()
+    async with async_playwright() as p:
+        browser = await p.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS + ISOLATED)
+        for lang in ONLY_LANGS:
+            context = await browser.new_context()
+
+            async def record(route):
+                session.requests.append(route.request.url)
+                if route.request.url.startswith(site.origin + "/"):
+                    await route.continue_()
+                else:
+                    await route.abort()
+
+            await context.route("**/*", record)
+            for page in chapter_pages(lang):
+                if ONLY_PAGES and not any(part in page.id for part in ONLY_PAGES):
+                    continue
+                started = time.perf_counter()
+                tab, run = await open_page(context, site, page, session)
+                session.pages[page.id] = run
+                label = run.config.get("strings", {}).get("run")
+                try:
+                    for k, block in enumerate(run.config.get("blocks", [])):
+                        if not block["skip"]:
+                            run.outputs[k] = await run_block(tab, k, label)
+                    if page.path == "03-worked-example/":
+                        session.checks[lang] = await page_03_checks(tab, run, lang)
+                except Exception as error:  # recorded; the tests say which page and step
+                    run.error = f"{type(error).__name__}: {error}"
+                await tab.close()
+                progress(f"{page.id}: {time.perf_counter() - started:.1f} s")
+            if lang == LAB_LANG:
+                for lab in sorted((p for p in site_labs(lang)), key=lambda p: p.path):
+                    if ONLY_PAGES and not any(part in lab.id for part in ONLY_PAGES):
+                        continue
+                    started = time.perf_counter()
+                    tab, run = await open_page(context, site, lab, session)
+                    session.labs[lab.id] = run
+                    try:
+                        for k, block in enumerate(run.config.get("blocks", [])):
+                            if not block["skip"]:
+                                run.outputs[k] = await run_block(tab, k, run.config["strings"]["run"])
+                    except Exception as error:
+                        run.error = f"{type(error).__name__}: {error}"
+                    await tab.close()
+                    progress(f"{lab.id}: {time.perf_counter() - started:.1f} s")
+            await context.close()
+        await browser.close()
+    return session
+
+
+def site_labs(lang: str) -> list[SitePage]:
+    from served import source_pages
+
+    return [p for p in source_pages() if p.kind == "notebook" and p.lang == lang]
+
+
+EDITED_LOGITS = ("[2.0, 1.0, 0.1]", "[0.5, 2.5, -1.0]")
+
+
+async def page_03_checks(tab, run: PageRun, lang: str) -> dict:
+    """Edit, Reset, Stop and the output cap, on page 03's first block."""
+    s = run.config["strings"]
+    checks: dict = {}
+    box = tab.locator('[data-run-block="0"]')
+    code = box.locator("code")
+    bar = box.locator("xpath=following-sibling::div[contains(@class,'run-bar')][1]")
+    output = box.locator("xpath=following-sibling::output[1]")
+    original = run.config["blocks"][0]["code"]
+    checks["original"] = original
+
+    async def set_code(text: str) -> None:
+        await code.click()
+        await tab.keyboard.press("ControlOrMeta+a")
+        await tab.keyboard.press("Delete")
+        await tab.keyboard.insert_text(text)
+
+    async def wait_done() -> dict:
+        await tab.wait_for_function(DONE, arg=await output.element_handle(), timeout=RUN_TIMEOUT_MS)
+        return await output.evaluate(READ_OUTPUT)
+
+    # edit the logits, run with Ctrl+Enter
+    edited = original.replace(*EDITED_LOGITS)
+    checks["edited_code"] = edited
+    await set_code(edited)
+    await code.press("Control+Enter")
+    await tab.wait_for_timeout(50)
+    checks["edited"] = await wait_done()
+    # Reset puts the page's code back; running it prints the page's output again
+    await bar.get_by_role("button", name=s["reset"], exact=True).click()
+    checks["after_reset_code"] = await code.text_content()
+    checks["reset_run"] = await run_block(tab, 0, s["run"])
+    # a runaway loop, stopped
+    await set_code("while True:\n    pass\n")
+    await bar.get_by_role("button", name=s["run"], exact=True).click()
+    stop = bar.get_by_role("button", name=s["stop"], exact=True)
+    await stop.wait_for(state="visible")
+    await tab.wait_for_timeout(500)
+    started = time.perf_counter()
+    await stop.click()
+    await tab.wait_for_function("(el) => el.dataset.state === 'stopped'", arg=await output.element_handle())
+    checks["stop_seconds"] = time.perf_counter() - started
+    checks["stopped"] = await output.evaluate(READ_OUTPUT)
+    # the next Run works, in a fresh interpreter
+    await bar.get_by_role("button", name=s["reset"], exact=True).click()
+    checks["after_stop_run"] = await run_block(tab, 0, s["run"])
+    # a million lines, cut
+    await set_code("for i in range(1_000_000):\n    print(i)\n")
+    await bar.get_by_role("button", name=s["run"], exact=True).click()
+    await tab.wait_for_timeout(50)
+    checks["million"] = await wait_done()
+    checks["alive"] = await tab.evaluate("1 + 1")
+    checks["cut_note"] = s["cut"].split("{")[0]
+    return checks
+
+
+@pytest.fixture(scope="module")
+def session(chromium, served_site) -> Session:
+    return asyncio.run(run_everything(chromium, served_site))
+
+
+def cpython_prints(code: str) -> str:
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout
+
+
+PAGES = [p for lang in LANGS for p in chapter_pages(lang)]
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.id)
+def test_every_runnable_block_prints_in_the_browser_what_the_page_shows(session, page):
+    if page.id not in session.pages:
+        pytest.skip(f"{page.id} not opened (RUN_IN_PAGE_LANGS / RUN_IN_PAGE_PAGES)")
+    run = session.pages[page.id]
+    source = load_page(page.lang, "index.md" if not page.path else page.path.rstrip("/") + ".md")
+    blocks = run.config.get("blocks", [])
+    assert len(blocks) == len(source.python_blocks), (
+        f"{page.id}: the page offers {len(blocks)} blocks to Run, its source has {len(source.python_blocks)}"
+    )
+    for k, (shown, block) in enumerate(zip(blocks, source.python_blocks, strict=True)):
+        squeeze = lambda code: [line for line in code.splitlines() if line.strip()]  # noqa: E731
+        assert squeeze(shown["code"]) == squeeze(block.code), f"{page.id}: block {k + 1} runs other code"
+        tested = not any("skip" in m for m in block.marks)
+        if shown["skip"] or not tested:
+            continue
+        out = run.outputs.get(k)
+        assert out is not None, f"{page.id}: block {k + 1} (line {block.line}) did not run: {run.error}"
+        assert out["state"] == "ok", (
+            f"{page.id}: block {k + 1} (line {block.line}) failed in the browser:\n{out['stderr']}"
+        )
+        if block.expected_output is not None and not shown.get("limit"):
+            assert out["stdout"] == block.expected_output, (
+                f"{page.id}: in the browser, block {k + 1} (line {block.line}) prints something else than "
+                f"the page shows.\n--- page shows ---\n{block.expected_output}--- browser printed ---\n"
+                f"{out['stdout']}"
+            )
+    assert run.error is None, f"{page.id}: {run.error}"
+
+
+def test_the_blocks_that_cannot_run_in_the_browser_say_why(session, capsys):
+    lines = []
+    for run in [*session.pages.values(), *session.labs.values()]:
+        for k, block in enumerate(run.config.get("blocks", [])):
+            if block["skip"]:
+                assert block["skip"].strip(), f"{run.page.id}: block {k + 1} cannot run and says no reason"
+                lines.append(f"  {run.page.id} block {k + 1}: cannot run: {block['skip']}")
+            elif block.get("limit"):
+                lines.append(f"  {run.page.id} block {k + 1}: runs, but: {block['limit']}")
+    with capsys.disabled():
+        print(f"\nblocks that cannot run in the browser ({len(lines)}):\n" + "\n".join(lines))
+
+
+def test_nothing_of_pyodide_is_fetched_before_the_first_run(session):
+    runs = {**session.pages, **session.labs}
+    assert runs, "no page was opened"
+    early = {pid: run.early_requests for pid, run in runs.items() if run.early_requests}
+    assert not early, f"fetched on page load, before any Run: {early}"
+
+
+def test_no_request_leaves_the_site(session, served_site):
+    foreign = sorted({u for u in session.requests if not u.startswith(served_site.origin + "/")})
+    assert not foreign, f"requests to other hosts: {foreign}"
+    loaded = [u for u in session.requests if u.endswith(("pyodide.asm.wasm", ".whl"))]
+    assert loaded, "no Run loaded Pyodide, numpy and culpa from the site: the recording saw nothing"
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_page_03_edit_reset_stop_and_cut(session, lang):
+    checks = session.checks.get(lang)
+    run = session.pages[f"{lang}/03-worked-example/"]
+    assert checks, f"{lang}/03-worked-example/: the checks did not run: {run.error}"
+    expected = cpython_prints(checks["edited_code"])
+    assert checks["edited_code"] != checks["original"]
+    assert checks["edited"]["state"] == "ok" and checks["edited"]["stdout"] == expected, (
+        f"edited logits: the browser printed {checks['edited']['stdout']!r}, CPython {expected!r}"
+    )
+    page = load_page(lang, "03-worked-example.md")
+    first = page.python_blocks[0]
+    assert checks["after_reset_code"].strip() == checks["original"].strip(), "Reset did not put the code back"
+    assert checks["reset_run"]["stdout"] == first.expected_output
+    assert checks["stop_seconds"] < 1.0, f"Stop took {checks['stop_seconds']:.2f} s"
+    after_stop = checks["after_stop_run"]
+    assert after_stop["state"] == "ok" and after_stop["stdout"] == first.expected_output, after_stop
+    million = checks["million"]
+    printed = million["stdout"].splitlines()
+    assert million["state"] == "ok" and checks["cut_note"] in million["text"], million["text"][-300:]
+    assert 0 < len(printed) <= 2000 and printed[:3] == ["0", "1", "2"], f"{len(printed)} lines shown"
+    assert checks["alive"] == 2
+
+
+@pytest.mark.parametrize("lab", sorted(p.path for p in site_labs(LAB_LANG)))
+def test_every_lab_cell_runs_in_the_browser_or_says_why_not(session, lab):
+    if f"{LAB_LANG}/{lab}" not in session.labs:
+        pytest.skip(f"{lab} not opened (RUN_IN_PAGE_PAGES)")
+    run = session.labs[f"{LAB_LANG}/{lab}"]
+    blocks = run.config.get("blocks", [])
+    assert blocks, f"{run.page.id}: no cell offers Run"
+    for k, block in enumerate(blocks):
+        if block["skip"]:
+            continue
+        out = run.outputs.get(k)
+        assert out is not None, f"{run.page.id}: cell {k + 1} did not run: {run.error}"
+        assert out["state"] == "ok", f"{run.page.id}: cell {k + 1} failed in the browser:\n{out['stderr']}"
+    assert run.error is None, run.error
