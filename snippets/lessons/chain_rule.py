@@ -121,6 +121,7 @@ print("input  forward mode (3 sweeps)  reverse mode (1 sweep)")
 for i in range(3):
     print(f"x{i + 1}     {by_forward_mode[i]:+.15f}", end="   ")
     print(f"{by_reverse_mode[i]:+.15f}")
+
 modes = zip(by_forward_mode, by_reverse_mode, strict=True)
 print("the modes agree to 1e-15:", all(abs(a - b) < 1e-15 for a, b in modes))
 fd = zip(by_differences, by_reverse_mode, strict=True)

@@ -68,10 +68,8 @@ def swish_slipped(x):
     """swish once more, with another slip: a minus for a plus."""
     s = 1 / (1 + np.exp(-x.data))
     out = x.data * s
-
     def backward(g):
         return (g * (s - out * (1 - s)),)  # should be s + x s (1 - s)
-
     return culpa.op_result(out, "swish", (x,), backward)
 
 
@@ -90,6 +88,7 @@ try:
     culpa.check.gradcheck(network_loss, params)
 except culpa.check.GradcheckError as caught:
     deep = caught
+
 culprit = deep.culprit  # (2)!
 print("output op:", deep.output_op, "  guilty op:", culprit.op)
 print("its inputs:", culprit.input_shapes, "  worst element:", culprit.index)

@@ -72,6 +72,7 @@ big = culpa.Tensor([1000.0, 999.0, 998.1])  # the same logits, plus 998
 with np.errstate(over="ignore", invalid="ignore"):  # (1)!
     big_exps = big.exp()
     big_p = big_exps / big_exps.sum()
+
 print("op by op, exp:", big_exps.data, " p:", big_p.data)
 print("fused, L =", round(culpa.cross_entropy(big, 0).item(), 3))
 # --8<-- [end:fused]
