@@ -69,7 +69,8 @@ def mkdocs(project: Path, site: Path, site_url: str, strict: bool = True) -> flo
 
 def copy_project(target: Path, with_cache: bool) -> Path:
     target.mkdir(parents=True)
-    shutil.copy(ROOT / "mkdocs.yml", target)
+    for name in ("mkdocs.yml", "pyproject.toml", "README.md"):  # the last two make culpa's wheel
+        shutil.copy(ROOT / name, target / name)
     ignore = shutil.ignore_patterns("__pycache__", "*.ipynb", "figures")
     shutil.copytree(ROOT / "docs", target / "docs", ignore=ignore)
     shutil.copytree(ROOT / "snippets", target / "snippets", ignore=shutil.ignore_patterns("__pycache__"))
