@@ -166,7 +166,8 @@ def test_the_hook_adds_each_explorer_script_to_its_page_only(hook):
     config = SimpleNamespace(config_file_path=str(ROOT / "mkdocs.yml"))
     html = '<html><head></head><body><div class="explorer" data-explorer="blame"></div></body></html>'
     out = hook.on_post_page(html, _page("en/04-through-a-network/", "en/04-through-a-network.md"), config)
-    assert '<script defer src="../../assets/explorers/blame.js"></script></head>' in out
+    assert ('<script defer src="../../assets/explorers/start.js"></script>'
+            '<script defer src="../../assets/explorers/blame.js"></script></head>') in out
     plain = "<html><head></head><body><p>no explorer</p></body></html>"
     assert hook.on_post_page(plain, _page("01-a-billion-knobs/", "pt/01-a-billion-knobs.md"), config) == plain
 

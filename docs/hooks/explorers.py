@@ -10,7 +10,8 @@ change, so the per-language builds and `mkdocs serve` reloads cost a few hashes.
 
 A page shows an explorer with a root element `<div data-explorer="NAME" ...>` wrapping its static figure
 (the figure is what a reader without JavaScript sees). After the page is rendered, this hook adds
-`<script defer src=".../assets/explorers/NAME.js">` for each explorer the page has. An unknown NAME, or an
+`<script defer src=".../assets/explorers/NAME.js">` for each explorer the page has, after start.js (the
+shared starter). An unknown NAME, or an
 exporter that raises, fails the build naming the page or the explorer.
 """
 
@@ -92,9 +93,9 @@ def on_post_page(output, page, config):
     if unknown:
         raise PluginError(f"explorers: {page.file.src_uri} asks for data-explorer={unknown}; the explorers "
                           f"are {list(known)}")
-    tags = "".join(
+    tags = "".join(  # start.js first: each explorer's script calls it
         f'<script defer src="{get_relative_url(f"assets/explorers/{name}.js", page.url)}"></script>'
-        for name in names)
+        for name in ["start", *names])
     return output.replace("</head>", tags + "</head>", 1)
 
 

@@ -7,8 +7,6 @@
 (function () {
   "use strict";
   var NAME = "blame";
-  var SCRIPT = document.currentScript;
-  var DATA_URL = new URL("data/" + NAME + ".json", SCRIPT.src).href;
   var SVG = "http://www.w3.org/2000/svg";
   var reduceMotion = window.matchMedia("(prefers-reduced-motion: reduce)");
   var PLAY_EVERY = 1800;
@@ -236,29 +234,5 @@
     render();
   }
 
-  function start(root) {
-    if (root.dataset.xpState) return;
-    root.dataset.xpState = "loading";
-    fetch(DATA_URL).then(function (r) {
-      if (!r.ok) throw new Error(DATA_URL + ": HTTP " + r.status);
-      return r.json();
-    }).then(function (data) {
-      build(root, data);
-      root.dataset.xpState = "ready";
-    }).catch(function (error) {
-      root.dataset.xpState = "failed";
-      console.error("explorer " + NAME + ": " + error.message);
-    });
-  }
-  function setup() {
-    var roots = document.querySelectorAll('[data-explorer="' + NAME + '"]');
-    if (!("IntersectionObserver" in window)) { roots.forEach(start); return; }
-    var seen = new IntersectionObserver(function (entries) {
-      entries.forEach(function (e) { if (e.isIntersecting) { seen.unobserve(e.target); start(e.target); } });
-    }, { rootMargin: "200px 0px" });
-    roots.forEach(function (root) { seen.observe(root); });
-  }
-  if (window.document$ && typeof window.document$.subscribe === "function") window.document$.subscribe(setup);
-  else if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", setup);
-  else setup();
+  window.culpaExplorers.start(NAME, build);
 })();
