@@ -7,6 +7,8 @@ page); these are the counts and bytes behind it, and each failure names the page
 - every formula is KaTeX HTML in the built page: no TeX delimiter left in any page's text;
 - a page's HTML, CSS and JS, gzipped as GitHub Pages serves them, stay under BUDGET_KIB;
 - a lab page weighs at most 1.5 times the chapter page closest to it in length;
+- a page makes the browser style at most DRAWN_AT_LOAD_BUDGET elements when it loads (the rest wait in
+  content-visibility blocks until the reader scrolls near them);
 - every <img> has its width and height; every figure below the first screen loads lazily.
 """
 
@@ -30,6 +32,12 @@ images_hook = _load_hook("images")
 # 80 KiB, 404 69 KiB; a plain Material page of page 02's prose ~70 KiB. The budget leaves ~10% room.
 BUDGET_KIB = 120
 LAB_RATIO = 1.5
+# Elements the browser styles and lays out when a page loads: those outside the class="offscreen" blocks
+# (docs/hooks/offscreen.py). Material recomputes their style several times while it starts, so this
+# count is what a phone pays for. Measured 2026-12-01: 546 at most (06, whose 5,600 elements are mostly
+# in its 26 code blocks), labs up to 521, the home page 330; without the hook a chapter page drew 4,000
+# to 6,500. The budget leaves ~20% room.
+DRAWN_AT_LOAD_BUDGET = 650
 # Scripts that typeset math in the browser (KaTeX, its auto-render, MathJax, the old assets/math.js).
 MATH_SCRIPT_NAME = re.compile(r"(?:katex(?:\.min)?\.js|auto-render|mathjax|tex-mml|(?:^|/)math\.js)$", re.I)
 MATH_SCRIPT_CODE = re.compile(r"renderMathInElement|katex\.render|MathJax\.typeset|__render\(")
@@ -41,6 +49,7 @@ RAW_TEX = {
     "$ ... $": re.compile(r"(?<![\w$])\$[^$\s][^$\n]*?(?<![\s\\])\$(?![\w$])"),
     "a TeX command": re.compile(r"\\(?:frac|partial|sum|sigma|mathrm|operatorname|cdot|times|left|right)\b"),
 }
+VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
 SKIPPED_TEXT = {"script", "style", "pre", "code", "annotation", "math", "svg"}
 # KaTeX's MathML (its TeX annotation), a notebook cell's hidden copy of its code for the copy button
 SKIPPED_CLASSES = {"katex-mathml", "clipboard-copy-txt"}
@@ -58,6 +67,9 @@ class Page(HTMLParser):
         self.images: list[dict] = []  # with "text_before": characters of article text before the image
         self.text: list[str] = []  # text outside code and KaTeX's own markup, in the article
         self.katex = 0
+        self.elements = 0  # every element of the page
+        self.drawn_at_load = 0  # the elements outside a class="offscreen" block (docs/hooks/offscreen.py)
+        self._offscreen: list[list] = []  # [tag, depth of that tag] of the open offscreen block
         self._skip: list[str] = []
         self._in_article = 0
         self._article_text = 0
@@ -78,6 +90,14 @@ class Page(HTMLParser):
             self.images.append({**a, "text_before": self._article_text})
         if "katex" in classes:
             self.katex += 1
+        self.elements += 1
+        if self._offscreen:
+            if tag == self._offscreen[-1][0] and tag not in VOID:
+                self._offscreen[-1][1] += 1
+        elif "offscreen" in classes and tag not in VOID:
+            self._offscreen.append([tag, 1])
+        else:
+            self.drawn_at_load += 1
         nested = bool(self._skip) and tag == self._skip[-1]
         if tag in SKIPPED_TEXT or SKIPPED_CLASSES.intersection(classes) or nested:
             self._skip.append(tag)
@@ -92,6 +112,10 @@ class Page(HTMLParser):
             self._in_article -= 1
         if self._skip and tag == self._skip[-1]:
             self._skip.pop()
+        if self._offscreen and tag == self._offscreen[-1][0]:
+            self._offscreen[-1][1] -= 1
+            if not self._offscreen[-1][1]:
+                self._offscreen.pop()
 
     def handle_data(self, data):
         if self._script is not None:
@@ -189,6 +213,19 @@ def test_every_formula_is_rendered_katex_html(built_site):
     assert not raw, "TeX left as text (not typeset at build time):\n" + "\n".join(raw[:40])
     assert not untypeset, "formulas Arithmatex marked but KaTeX did not render:\n" + "\n".join(untypeset)
     assert not without, f"pages with no typeset formula at all (every page has math): {without}"
+
+
+def test_elements_drawn_at_load_under_budget(built_site):
+    over, skipped = [], 0
+    for path in pages(built_site):
+        page = parse(path)
+        skipped += page.elements - page.drawn_at_load
+        if page.drawn_at_load > DRAWN_AT_LOAD_BUDGET:
+            over.append(f"{page_id(built_site, path)}: {page.drawn_at_load} of {page.elements} elements")
+    assert skipped, 'no element of any page is in a class="offscreen" block: the offscreen hook did nothing'
+    assert not over, (f"pages that make the browser style and lay out more than {DRAWN_AT_LOAD_BUDGET} "
+                      "elements at load (code, formulas or long text outside class=\"offscreen\" blocks; "
+                      "see docs/hooks/offscreen.py):\n" + "\n".join(over))
 
 
 def test_bytes_per_page_under_budget(built_site):

@@ -27,12 +27,21 @@
   // has laid it out (and again when its size changes): reading its widths then costs no extra layout,
   // where measuring from a script would force one over the page's thousands of KaTeX elements.
   var WIDE = "div.arithmatex, .jupyter-wrapper .katex-display, figure";
-  var sizes = typeof ResizeObserver === "undefined" ? null : new ResizeObserver(function (entries) {
-    var scrolling = entries.map(function (e) { return e.target; }).filter(function (el) {
+  function focusableIfScrolling(boxes) {
+    var scrolling = boxes.filter(function (el) {
       return !el.hasAttribute("tabindex") && el.scrollWidth > el.clientWidth;
     });
     scrolling.forEach(function (el) { el.setAttribute("tabindex", "0"); });  // all reads, then all writes
+  }
+  var sizes = typeof ResizeObserver === "undefined" ? null : new ResizeObserver(function (entries) {
+    focusableIfScrolling(entries.map(function (e) { return e.target; }));
   });
+  // A formula far from the screen is not laid out yet (docs/hooks/offscreen.py): its box has the height it
+  // will have, so the ResizeObserver may never report it. Look again when the browser first draws it.
+  document.addEventListener("contentvisibilityautostatechange", function (event) {
+    var box = !event.skipped && event.target.closest ? event.target.closest(WIDE) : null;
+    if (box) focusableIfScrolling([box]);
+  }, true);
 
   // Material adds the annotation markers after the page is shown: fix again when the page changes.
   var pending = false;

@@ -17,7 +17,14 @@ recorded, so a failure names the page and the rule:
 - an axe-core scan finds no serious or critical accessibility violation (colour contrast in both palettes);
 - a notebook page shows its cells' outputs, and no error;
 - a screenshot at desktop and at phone size lands in tests/screenshots/ (CI keeps it as an artifact);
-- at phone size the page is no wider than the screen, and no formula is cut off (a wide one scrolls).
+- at phone size the page is no wider than the screen, and no formula is cut off (a wide one scrolls);
+- every code block whose code carries an annotation marker gets Material's annotations once a reader has
+  scrolled to it (content.lazy sets blocks up as they come into view; Run in the page's bar must not come
+  between a block and its list of annotations);
+- the height the build estimated for each block drawn only when the reader comes near it
+  (docs/hooks/offscreen.py) is within ESTIMATE_TOLERANCE (for a paragraph: or one line of text) of the
+  height the browser draws it at, at desktop and at phone width: a wrong estimate makes the scroll bar
+  and the table of contents jump while the reader scrolls.
 """
 
 from __future__ import annotations
@@ -27,6 +34,8 @@ import re
 import pytest
 from served import LANGS, SitePage, source_pages
 from visiting import NO_CHROMIUM, find_chromium, in_ci
+
+from support.pages import _load_hook
 
 if find_chromium() is None and not in_ci():  # under CI=true the `chromium` fixture fails instead
     pytest.skip(f"browser tests skipped: {NO_CHROMIUM}", allow_module_level=True)
@@ -40,6 +49,7 @@ RAW_TEX = {
     "a $...$ formula": re.compile(r"\$(?=\S)[^$\n]{1,300}?(?<=\S)\$"),
 }
 SOURCE_MATH = re.compile(r"\$[^$\n]+\$|\\\(|\\\[")
+offscreen = _load_hook("offscreen")
 
 
 # --- the rules -------------------------------------------------------------------------------------
@@ -212,3 +222,31 @@ def test_notebook_pages_show_their_outputs(visits, lab_page):
 def test_pages_are_in_their_language(visits, site_page):
     lang = visits(site_page).facts.get("lang", "")
     assert lang.split("-")[0] == site_page.lang, f"{site_page.id}: <html lang={lang!r}>"
+
+
+def test_annotated_code_blocks_get_their_annotations(visits, site_page):
+    visit = visits(site_page)
+    assert visit.annotated or "load" in visit.errors, f"{site_page.id}: annotations were not looked at"
+    missing = visit.annotated.get("not mounted", [])
+    assert not missing, (
+        f"{site_page.id}: code blocks {missing} (counted from the top of the article) carry annotation "
+        "markers, # (1)!, but Material did not turn them into annotations once they were in view"
+    )
+
+
+def test_offscreen_estimates_are_close_to_the_drawn_heights(visits, site_page):
+    visit = visits(site_page)
+    assert visit.estimates, f"{site_page.id}: not measured" + visit.step_error("screenshots")
+    off = []
+    for size, blocks in visit.estimates.items():
+        for b in blocks:
+            share = offscreen.ESTIMATE_TOLERANCE[b["kind"]]
+            bound = share * b["drawn"] if b["kind"] != "text" else max(
+                share * b["drawn"], offscreen.LINE_SLACK_EM * b["em"])
+            if abs(b["estimate"] - b["drawn"]) > bound:
+                off.append(f"{size}: {b['kind']} {b['block']!r}: estimated {b['estimate']:.0f}px, "
+                           f"drawn {b['drawn']:.0f}px")
+    assert not off, (
+        f"{site_page.id}: blocks whose estimated height (docs/hooks/offscreen.py, assets/site.css) is off by "
+        f"more than {offscreen.ESTIMATE_TOLERANCE} (a paragraph: or a line of text):\n" + "\n".join(off[:20])
+    )

@@ -69,6 +69,8 @@ class Visit:
     axe: list[dict] = field(default_factory=list)
     screenshots: list[Path] = field(default_factory=list)
     widths: dict[str, dict] = field(default_factory=dict)  # screen size -> the page's width, what sticks out
+    estimates: dict[str, list] = field(default_factory=dict)  # screen size -> offscreen blocks' heights
+    annotated: dict = field(default_factory=dict)  # code blocks with annotations, and those Material mounted
     copies: list[dict] = field(default_factory=list)
     search: dict = field(default_factory=dict)
     switches: list[dict] = field(default_factory=list)
@@ -161,6 +163,60 @@ CUT_FORMULAS_JS = """() => [...document.querySelectorAll(".katex")].filter((math
   return r.right > innerWidth + 1;
 }).map((math) => (math.querySelector("annotation") || math).textContent.trim().slice(0, 60))"""
 
+# Code blocks whose code carries an annotation marker, `# (1)!`, before Material (content.lazy: when the
+# block comes into view) turns the markers into buttons: read at load, from the blocks not set up yet.
+ANNOTATED_JS = """() => [...document.querySelectorAll("article .highlight")].map((block, i) => [block, i])
+  .filter(([block]) => [...block.querySelectorAll(".c1, .c")]
+    .some((c) => /\\(\\d+\\)!?$/.test(c.textContent)))
+  .map(([, i]) => i)"""
+# After the scroll through: the blocks without their annotations; one in a closed <details> is opened, shown,
+# looked at and closed again, as a reader would.
+MOUNTED_JS = """async (indices) => {
+  const frame = () => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 50)));
+  const missing = [];
+  for (const i of indices) {
+    const block = document.querySelectorAll("article .highlight")[i];
+    const closed = [];
+    const shut = (el) => el && el.closest("details:not([open])");
+    for (let d = shut(block); d; d = shut(d.parentElement)) {
+      closed.push(d);
+      d.open = true;
+    }
+    if (closed.length) {
+      block.scrollIntoView();
+      await frame();
+      await frame();
+    }
+    if (!block.querySelector(".md-annotation")) missing.push(i);
+    closed.forEach((d) => { d.open = false; });
+  }
+  scrollTo(0, 0);
+  return missing;
+}"""
+# A reader scrolls through the page: every block comes into view once, so Material sets up each code block
+# (copy button, annotations) and the browser draws every class="offscreen" block (docs/hooks/offscreen.py).
+SCROLL_THROUGH_JS = """async () => {
+  const frame = () => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 20)));
+  for (let y = 0; y < document.documentElement.scrollHeight; y += innerHeight * 0.7) {
+    scrollTo(0, y);
+    await frame();
+  }
+  scrollTo(0, 0);
+  await frame();
+}"""
+# The height the build estimated for each offscreen block (docs/hooks/offscreen.py and assets/site.css:
+# contain-intrinsic-block-size), beside the height it is drawn at, at the current screen width.
+ESTIMATES_JS = """() => [...document.querySelectorAll(
+    '[style*="contain-intrinsic-block-size"], [style*="--chars"]')]
+  .filter((el) => el.checkVisibility())
+  .map((el) => ({
+    kind: el.closest("pre") ? "code" : el.matches(".katex-display") ? "formula" : "text",
+    block: el.tagName.toLowerCase() + ": " + el.textContent.trim().slice(0, 50),
+    estimate: parseFloat(getComputedStyle(el).containIntrinsicBlockSize.replace("auto", "")),
+    drawn: el.getBoundingClientRect().height,
+    em: parseFloat(getComputedStyle(el).fontSize),
+  }))"""
+
 # Copy buttons: Material's (<button data-md-type="copy"> in the <pre> of its block) on Markdown pages,
 # mkdocs-jupyter's (<clipboard-copy>, in the cell's editor) on notebook pages. What a button should copy
 # is the code shown in its own block, found from where the button is, not from what the button targets.
@@ -229,6 +285,9 @@ async def _visit(
         await tab.evaluate("document.fonts.ready.then(() => true)")
         visit.facts = await tab.evaluate(FACTS_JS)
         visit.facts["images"] = await tab.evaluate(IMAGES_JS)
+        annotated = await tab.evaluate(ANNOTATED_JS)
+        await tab.evaluate(SCROLL_THROUGH_JS)
+        visit.annotated = {"blocks": annotated, "not mounted": await tab.evaluate(MOUNTED_JS, annotated)}
 
     async def scan():
         await tab.add_script_tag(path=str(AXE))
@@ -270,6 +329,7 @@ async def _visit(
                 "wider": await tab.evaluate(WIDER_THAN_SCREEN_JS),
                 "cut formulas": await tab.evaluate(CUT_FORMULAS_JS),
             }
+            visit.estimates[name] = await tab.evaluate(ESTIMATES_JS)
         await tab.set_viewport_size(DESKTOP)
         await tab.wait_for_function(PICTURES_LOADED_JS, timeout=15_000)  # drawing, or its desktop one, anew
 

@@ -197,6 +197,10 @@
     blocks.push(block);
     const bar = document.createElement("div");
     bar.className = "run-bar";
+    // Material turns an <ol> right after a code block into the block's annotations, looking at the block's
+    // next sibling when it sets the block up (after this script): the bar goes after that list.
+    const list = box.nextElementSibling && box.nextElementSibling.tagName === "OL" ? box.nextElementSibling : null;
+    const place = list || box;
     const output = document.createElement("output");
     output.className = "run-output";
     output.hidden = true;
@@ -208,7 +212,7 @@
       why.className = "run-skip";
       why.textContent = fmt(S.skip, { reason: spec.skip });
       bar.append(why);
-      box.after(bar);
+      place.after(bar);
       return;
     }
     const label = fmt(S.label, { n: index + 1 });
@@ -247,7 +251,7 @@
       limit.textContent = fmt(S.limit, { reason: spec.limit });
       bar.append(limit);
     }
-    box.after(bar, output);
+    place.after(bar, output);
   }
 
   document.querySelectorAll("[data-run-block]").forEach(setUp);
