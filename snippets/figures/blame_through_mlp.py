@@ -9,6 +9,7 @@ leaves, so the edges into layer 1 carry almost no blame.
 """
 
 import functools
+import textwrap
 
 import numpy as np
 from matplotlib.colors import LinearSegmentedColormap, TwoSlopeNorm
@@ -112,7 +113,7 @@ def draw(lang: str, d: dict):
         fig.set_size_inches(3.7, 7.6)
     ax.set_axis_off()
     ax.set_xlim(*((-2.1, 2.1) if phone else (-0.45, len(sizes) - 0.35)))
-    ax.set_ylim(*((-1.6 * (len(sizes) - 1) - 2.9, 0.95) if phone else (-5.4, 3.4)))
+    ax.set_ylim(*((-1.6 * (len(sizes) - 1) - 3.9, 0.95) if phone else (-5.4, 3.4)))
     for layer, grad in enumerate(grads, start=1):  # edges first, under the units
         for i, yi in enumerate(_ys(grad.shape[0])):
             for j, yj in enumerate(_ys(grad.shape[1])):
@@ -161,7 +162,10 @@ def draw(lang: str, d: dict):
     factors = {"delta": deltas[layer][i], "a": values[layer - 1][j], "slope": grads[layer - 1][i, j]}
     knob = {name: style.number(value, ".4f", lang) for name, value in factors.items()}
     key = words["key"].format(**knob)
+    if phone:  # one item a line, wrapped where a reader would break it (matplotlib's wrap breaks oddly)
+        key = "\n".join(textwrap.fill(item, 46, subsequent_indent="  ")
+                         for item in key.replace("   ·   ", "\n").split("\n"))
     ax.text(*((-2.05, bottom - 0.75) if phone else (-0.4, -5.35)), key, ha="left",
             va="top" if phone else "bottom",
-            fontsize=8.5 if phone else 9.5, color=style.NEUTRAL, linespacing=1.4, wrap=phone)
+            fontsize=8.5 if phone else 9.5, color=style.NEUTRAL, linespacing=1.4)
     return fig

@@ -125,15 +125,18 @@ def draw(lang: str, d: dict):
     best_error = np.nanmin(d["errors"]["central/float64"])
     note = words["best"].format(eps=style.power(best, lang, mathtext=True),
                                 err=style.power(best_error, lang, mathtext=True))
-    phone = style.on_phone()  # on a phone the note goes left of the minimum, where the plot is empty
-    ax.annotate(note, (best, best_error), xytext=(best / 20 if phone else best * 30, best_error / 30),
-                fontsize=11, va="top", ha="right" if phone else "left",
+    phone = style.on_phone()  # on a phone the note goes bottom left, under the rounding curve
+    ax.annotate(note, (best, best_error), xytext=(2e-12, 3e-9) if phone else (best * 30, best_error / 30),
+                fontsize=11, va="top", ha="left",
                 arrowprops=dict(arrowstyle="->", color=style.NEUTRAL))
     ax.axvline(d["default_eps"], color=style.NEUTRAL, linestyle=":", linewidth=1.3)
-    ax.text(d["default_eps"] * 1.4, 2e-12, words["default"], ha="left", va="bottom", fontsize=10,
+    if not phone:  # on a phone the dotted line is named in the legend, under the plot
+        ax.text(d["default_eps"] * 1.4, 2e-12, words["default"], ha="left", va="bottom", fontsize=10,
+                color=style.NEUTRAL)
+    ax.text(eps[0] / 1.6 if phone else 2e-12, 3e-7, words["rounding"], ha="left", va="center", fontsize=11,
             color=style.NEUTRAL)
-    ax.text(2e-12, 3e-7, words["rounding"], ha="left", va="center", fontsize=11, color=style.NEUTRAL)
-    ax.text(0.9, 3e-7, words["truncation"], ha="right", va="center", fontsize=11, color=style.NEUTRAL)
+    ax.text(0.9, 1e-10 if phone else 3e-7, words["truncation"], ha="right", va="center", fontsize=11,
+            color=style.NEUTRAL)
     slopes = (("forward", 1e-4, "∝ ε", (-6, 10), "right", "bottom"),
               ("central", 2e-3, "∝ ε²", (10, -6), "left", "top"))
     for method, at, slope, offset, ha, va in slopes:  # the truncation error's order, on its float64 curve
@@ -148,6 +151,9 @@ def draw(lang: str, d: dict):
     ax.set_title(words["title"])
     keys = [Line2D([], [], color=COLORS[m], label=words[m]) for m in METHODS]
     keys += [Line2D([], [], color="black", linestyle=LINES[t], label=t) for t in DTYPES]
+    if phone:
+        default = words["default"].replace("\n", " ")
+        keys.append(Line2D([], [], color=style.NEUTRAL, linestyle=":", label=default))
     ax.legend(handles=keys, loc="lower left", ncols=2, fontsize=10.5, columnspacing=1.0, handlelength=2.2)
     style.localize_axes(ax, lang)
     return fig

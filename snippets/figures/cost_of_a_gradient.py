@@ -193,13 +193,14 @@ def draw(lang: str, d: dict):
     seed = d["at_target"]["central_at_1ms"]
     ax.plot([TARGET], [seed], "*", color=style.CENTRAL_DIFF, markersize=16, markeredgecolor="black")
     months = style.number(seed / MONTH, ".1f", lang)
-    ax.annotate(words["seed"].format(months=months), (TARGET, seed), xytext=(-12, -22),
+    phone = style.on_phone()
+    ax.annotate(words["seed"].format(months=months), (TARGET, seed), xytext=(-12, -4 if phone else -22),
                 textcoords="offset points", ha="right", va="top", fontsize=10.5, color=style.CENTRAL_DIFF)
     ax.set_xlim(30, TARGET * 4)
     ax.set_ylim(1e-5, 1e15)
     ax.set_xlabel(words["x"])
     ax.set_ylabel(words["y"])
-    ax.set_title(words["title"])
+    ax.set_title(words["title"], pad=12 if phone else None)
     ax.legend(loc="upper left", fontsize=10.5, frameon=True, facecolor="white", edgecolor="white",
               framealpha=1)
     machine = d["machine"]

@@ -115,8 +115,10 @@ def draw(lang: str, d: dict):
     ax.axhline(d["parameter_gb"], color=style.NEUTRAL, linestyle="--", label=words["parameters"])
     cross = d["crossover_tokens"]
     ax.plot([cross], [d["parameter_gb"]], "o", color=style.PUSH_DOWN, markersize=9, zorder=3)
+    phone = style.on_phone()  # a narrower plot: the notes go where it is empty, right of the line's foot
     ax.annotate(words["cross"].format(tokens=n["crossover"]), (cross, d["parameter_gb"]),
-                xytext=(cross * 1.6, d["parameter_gb"] / 9), fontsize=11, va="top",
+                xytext=(tokens[-1] / 1.3, d["parameter_gb"] / 12) if phone else
+                (cross * 1.6, d["parameter_gb"] / 9), fontsize=11, va="top", ha="right" if phone else "left",
                 arrowprops=dict(arrowstyle="->", color=style.NEUTRAL))
     ax.plot([SEQUENCE], [d["sequence_gb"]], "s", color=style.BACKPROP, markersize=8)
     ax.annotate(words["sequence"].format(tokens=n["seq"], gb=n["seq_gb"]), (SEQUENCE, d["sequence_gb"]),
@@ -128,9 +130,8 @@ def draw(lang: str, d: dict):
     ax.set_ylim(act[0] / 2, act[-1] * 2)
     ax.set_title(words["title"])
     ax.legend(loc="upper left")
-    # on a phone the legend moves under the plot: its corner is free for the note
-    corner = (0.02, 0.98, "left", "top") if style.on_phone() else (0.99, 0.02, "right", "bottom")
-    ax.text(*corner[:2], words["note"].format(**n), transform=ax.transAxes, ha=corner[2], va=corner[3],
-            fontsize=9.5, color=style.NEUTRAL)
+    if not phone:  # on a phone the caption, which states the same assumptions, is the note
+        ax.text(0.99, 0.02, words["note"].format(**n), transform=ax.transAxes, ha="right", va="bottom",
+                fontsize=9.5, color=style.NEUTRAL)
     style.localize_axes(ax, lang)
     return fig

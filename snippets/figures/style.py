@@ -62,6 +62,7 @@ matplotlib.rcParams.update(RC)
 _on_phone = False
 PHONE_TITLE = 30  # characters: a longer title is wrapped on a phone
 PHONE_NOTE = 26  # characters: a longer line of a note in a plot is wrapped on a phone
+PHONE_LABEL = 34  # characters: a longer axis label is wrapped on a phone
 PHONE_RC = {  # a phone shows the figure at about its natural size: text a little smaller still reads well
     "font.size": 11.5, "axes.titlesize": 12, "axes.labelsize": 11.5, "xtick.labelsize": 10.5,
     "ytick.labelsize": 10.5, "legend.fontsize": 10,
@@ -88,6 +89,7 @@ def on_phone() -> bool:
 
 def fit_to_phone(fig: Figure) -> Figure:
     """What make.py does to every figure drawn within `phone()`: a long title is wrapped, notes and
+    axis labels longer than PHONE_LABEL characters are wrapped, notes and
     annotations in a plot get at most 9.5 pt, lines of at most PHONE_NOTE characters and no say
     in the layout, and the legend of a one-panel figure
     moves under the plot, where it cannot cover the narrower plot's lines. Figures laid out by hand (no
@@ -96,6 +98,9 @@ def fit_to_phone(fig: Figure) -> Figure:
         title = ax.title.get_text()
         if len(title) > PHONE_TITLE:
             ax.set_title(textwrap.fill(title, PHONE_TITLE))
+        for label in (ax.xaxis.label, ax.yaxis.label):
+            if len(label.get_text()) > PHONE_LABEL and "\n" not in label.get_text():
+                label.set_text(textwrap.fill(label.get_text(), PHONE_LABEL))
         if fig.get_layout_engine() is not None:
             for note in ax.texts:  # notes inside a plot: smaller, shorter lines, and no say in the layout
                 note.set_in_layout(False)

@@ -89,9 +89,14 @@ def draw(lang: str, d: dict):
             text = style.number(v, ".3f" if v % 1 else ".0f", lang)
             ax.annotate(text, (xi, v), xytext=(0, 4 if v >= 0 else -4), textcoords="offset points",
                         ha="center", va="bottom" if v >= 0 else "top", fontsize=10.5)
-    for xi, g in zip(x + width, grad, strict=True):
-        ax.annotate(words["up"] if g < 0 else words["down"], (xi, g), xytext=(0, -22 if g < 0 else 22),
-                    textcoords="offset points", ha="center", va="top" if g < 0 else "bottom",
+    last = len(grad) - 1
+    for n, (xi, g) in enumerate(zip(x + width, grad, strict=True)):
+        # on a phone the last label goes under its bar, below the axis, ending at the bar: in the figure,
+        # and clear of its neighbour's
+        at_edge = style.on_phone() and n == last
+        ax.annotate(words["up"] if g < 0 else words["down"], (xi, 0 if at_edge else g),
+                    xytext=(8, -6) if at_edge else (0, -22 if g < 0 else 22), textcoords="offset points",
+                    ha="right" if at_edge else "center", va="top" if g < 0 or at_edge else "bottom",
                     fontsize=10.5, color=style.PUSH_UP if g < 0 else style.PUSH_DOWN, fontweight="bold")
     ax.axhline(0, color="black", linewidth=0.9)
     ax.set_xticks(x, [words["observed" if i == OBSERVED else "class"].format(i=i) for i in x])

@@ -106,7 +106,7 @@ ALT = {lang: _alt(lang) for lang in style.LANGS}
 ROW = 0.56  # inches between rows
 VALUE_RIGHT, BOX_LEFT, BOX_RIGHT, GRAD_LEFT, STEP_X = 2.45, 2.75, 4.45, 4.7, 7.05
 # On a phone: the step, the node, then its value over its gradient, so the backward column stays in view.
-PHONE = {"ROW": 0.8, "BOX_LEFT": 0.55, "BOX_RIGHT": 1.68, "GRAD_LEFT": 1.78, "STEP_X": 0.2, "WIDTH": 3.8}
+PHONE = {"ROW": 0.8, "BOX_LEFT": 0.5, "BOX_RIGHT": 1.6, "GRAD_LEFT": 1.68, "STEP_X": 0.22, "WIDTH": 3.9}
 
 
 def draw(lang: str, d: dict):
@@ -132,6 +132,8 @@ def draw(lang: str, d: dict):
     mid = (box_left + box_right) / 2
     heads = ((value_at[0], words["forward"], value_at[2], 0.45 * row + (0.2 if phone else 0)),
              (mid, words["node"], "center", 0.45 * row), (grad_left, words["backward"], "left", 0.45 * row),
+             # on a phone the step column is narrow: its header sits a line higher, clear of the node's
+             (0.02, words["step"], "left", 0.45 * row + 0.2) if phone else
              (step_x, words["step"], "center", 0.45 * row))
     for x, label, ha, top in heads:
         ax.text(x, top, label, ha=ha, va="bottom", fontsize=11.5, fontweight="bold",

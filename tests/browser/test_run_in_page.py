@@ -174,7 +174,10 @@ async def page_03_checks(tab, run: PageRun, lang: str) -> dict:
     bar = box.locator("xpath=following-sibling::div[contains(@class,'run-bar')][1]")
     output = box.locator("xpath=following-sibling::output[1]")
     original = run.config["blocks"][0]["code"]
-    checks["original"] = original
+    # the code as the block shows it: Material turns an annotation marker, `# (1)!`, into a button
+    shown = """(code) => { const copy = code.cloneNode(true);
+      copy.querySelectorAll(".md-annotation").forEach((e) => e.remove()); return copy.textContent; }"""
+    checks["original"] = await code.evaluate(shown)
 
     async def set_code(text: str) -> None:
         await code.click()
@@ -195,7 +198,7 @@ async def page_03_checks(tab, run: PageRun, lang: str) -> dict:
     checks["edited"] = await wait_done()
     # Reset puts the page's code back; running it prints the page's output again
     await bar.get_by_role("button", name=s["reset"], exact=True).click()
-    checks["after_reset_code"] = await code.text_content()
+    checks["after_reset_code"] = await code.evaluate(shown)
     checks["reset_run"] = await run_block(tab, 0, s["run"])
     # a runaway loop, stopped
     await set_code("while True:\n    pass\n")
