@@ -15,8 +15,11 @@
       if (!r.ok) throw new Error(url + ": HTTP " + r.status);
       return r.json();
     }).then(function (data) {
+      var begun = performance.now();
       build(root, data);
       root.dataset.xpState = "ready";
+      // what drawing it cost, for tests/bench/explorers_benchmark.py (and a reader's devtools)
+      if (performance.measure) performance.measure("explorer " + name, { start: begun, end: performance.now() });
     }).catch(function (error) {
       root.dataset.xpState = "failed";
       console.error("explorer " + name + ": " + error.message);
