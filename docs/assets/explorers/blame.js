@@ -7,55 +7,22 @@
 (function () {
   "use strict";
   var NAME = "blame";
-  var SVG = "http://www.w3.org/2000/svg";
-  var reduceMotion = window.matchMedia("(prefers-reduced-motion: reduce)");
-  var PLAY_EVERY = 1800;
-  var ICONS = { start: "M5 4h2.5v16H5zM19 4 9 12l10 8z", back: "M17 4 6 12l11 8z", next: "M7 4l11 8-11 8z",
-                end: "M16.5 4H19v16h-2.5zM5 4l10 8-10 8z", play: "M8 4l12 8-12 8z", pause: "M6 4h4v16H6zM14 4h4v16h-4z" };
-
-  function el(tag, attrs, children) {
-    var node = tag.indexOf("svg:") === 0 ? document.createElementNS(SVG, tag.slice(4)) : document.createElement(tag);
-    Object.keys(attrs || {}).forEach(function (k) { node.setAttribute(k, attrs[k]); });
-    (children || []).forEach(function (c) { node.append(c); });
-    return node;
-  }
-  function fill(template, values) {
-    return (template || "").replace(/\{(\w+)\}/g, function (_, key) { return key in values ? values[key] : ""; });
-  }
-  function language(root) {
-    var lang = (root.closest("[lang]") || document.documentElement).getAttribute("lang") || "en";
-    return lang.slice(0, 2) === "pt" ? "pt" : "en";
-  }
-  function strings(root) {
-    var t = {};
-    Object.keys(root.dataset).forEach(function (k) {
-      if (k.indexOf("t") === 0 && k.length > 1) t[k.charAt(1).toLowerCase() + k.slice(2)] = root.dataset[k];
-    });
-    return t;
-  }
-  function icon(name) {
-    return el("svg:svg", { viewBox: "0 0 24 24", width: "20", height: "20", "aria-hidden": "true", focusable: "false" },
-              [el("svg:path", { d: ICONS[name], fill: "currentColor" })]);
-  }
+  var X = window.culpaExplorers;  /* assets/explorers/start.js: the helpers every explorer builds with */
+  var el = X.el, fill = X.fill, language = X.language, strings = X.strings;
 
   function build(root, data) {
     var lang = language(root), t = strings(root), steps = data.steps, layers = data.layers;
     var depth = layers.length - 1;
     var state = { step: 0, weight: data.knob.slice(), playing: false, announce: false, said: "step" };
-    var timer = null;
     var figure = root.querySelector("figure");
     var fallback = figure ? figure.querySelector("img, picture, p") : null;
 
-    function button(key) {
-      var b = el("button", { type: "button", class: "xp-button", "aria-label": t[key] || key, title: t[key] || key });
-      b.append(icon(key));
-      return b;
-    }
-    var first = button("start"), back = button("back"), next = button("next"), last = button("end"), play = button("play");
-    play.setAttribute("aria-pressed", "false");
-    var counter = el("span", { class: "xp-counter" });
-    var bar = el("div", { class: "xp-bar", role: "group", "aria-label": t.controls || "" },
-                 [first, back, next, last, play, counter]);
+    var controls = X.stepper(root, t, steps, state, render, {
+      every: 1800,
+      onStep: function () { state.said = "step"; },
+      ownKeys: function (event) { return event.target === select; },  /* the list's own arrow keys pick a weight */
+    });
+    var bar = controls.bar;
 
     /* the network: one column per layer, a circle per unit with its activation, its δ under it */
     var W = 400, H = 340, R = 23, X0 = 36, DX = (W - 2 * X0) / depth;
@@ -178,61 +145,22 @@
       } else {
         slope.append(fill(t.pickWait, { weight: s.weight }));
       }
-      counter.textContent = fill(t.step, { n: step.n, total: step.total });
-      first.disabled = back.disabled = state.step === 0;
-      next.disabled = last.disabled = state.step === steps.length - 1;
-      play.hidden = reduceMotion.matches;
-      play.setAttribute("aria-pressed", String(state.playing));
-      play.setAttribute("aria-label", state.playing ? t.pause : t.play);
-      play.title = state.playing ? t.pause : t.play;
-      play.replaceChildren(icon(state.playing ? "pause" : "play"));
       if (state.announce) {
         say.textContent = state.said === "pick"
           ? (reached(w[0]) ? fill(t.sayPick, s) : fill(t.pickWait, s))
           : announcement(step);
       }
-      root.dataset.step = String(state.step + 1);
+      controls.show();
     }
 
-    function go(index, fromPlay) {
-      state.step = Math.max(0, Math.min(steps.length - 1, index));
-      state.announce = true;
-      state.said = "step";
-      if (!fromPlay) stop();
-      render();
-    }
-    function stop() { if (timer) clearInterval(timer); timer = null; state.playing = false; }
-    function toggle() {
-      if (state.playing || reduceMotion.matches) { stop(); render(); return; }
-      state.playing = true;
-      if (state.step === steps.length - 1) state.step = 0;
-      timer = setInterval(function () {
-        if (state.step >= steps.length - 1) { stop(); render(); return; }
-        go(state.step + 1, true);
-      }, PLAY_EVERY);
-      render();
-    }
-    first.addEventListener("click", function () { go(0); });
-    back.addEventListener("click", function () { go(state.step - 1); });
-    next.addEventListener("click", function () { go(state.step + 1); });
-    last.addEventListener("click", function () { go(steps.length - 1); });
-    play.addEventListener("click", toggle);
     select.addEventListener("change", function () {
       state.weight = select.value.split(",").map(Number);
       state.announce = true;
       state.said = "pick";
       render();
     });
-    reduceMotion.addEventListener("change", function () { stop(); render(); });
-    root.addEventListener("keydown", function (event) {
-      if (event.target === select) return; /* the list's own arrow keys pick a weight */
-      var keys = { ArrowRight: state.step + 1, ArrowLeft: state.step - 1, Home: 0, End: steps.length - 1 };
-      if (!(event.key in keys) || event.altKey || event.ctrlKey || event.metaKey) return;
-      event.preventDefault();
-      go(keys[event.key]);
-    });
     render();
   }
 
-  window.culpaExplorers.start(NAME, build);
+  X.start(NAME, build);
 })();

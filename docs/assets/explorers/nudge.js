@@ -8,28 +8,9 @@
 (function () {
   "use strict";
   var NAME = "nudge";
-  var SVG = "http://www.w3.org/2000/svg";
+  var X = window.culpaExplorers;  /* assets/explorers/start.js: the helpers every explorer builds with */
+  var el = X.el, fill = X.fill, language = X.language, strings = X.strings;
 
-  function el(tag, attrs, children) {
-    var node = tag.indexOf("svg:") === 0 ? document.createElementNS(SVG, tag.slice(4)) : document.createElement(tag);
-    Object.keys(attrs || {}).forEach(function (k) { node.setAttribute(k, attrs[k]); });
-    (children || []).forEach(function (c) { node.append(c); });
-    return node;
-  }
-  function fill(template, values) {
-    return (template || "").replace(/\{(\w+)\}/g, function (_, key) { return key in values ? values[key] : ""; });
-  }
-  function language(root) {
-    var lang = (root.closest("[lang]") || document.documentElement).getAttribute("lang") || "en";
-    return lang.slice(0, 2) === "pt" ? "pt" : "en";
-  }
-  function strings(root) {
-    var t = {};
-    Object.keys(root.dataset).forEach(function (k) {
-      if (k.indexOf("t") === 0 && k.length > 1) t[k.charAt(1).toLowerCase() + k.slice(2)] = root.dataset[k];
-    });
-    return t;
-  }
   function points(list) { return list.map(function (p) { return p[0] + "," + p[1]; }).join(" "); }
 
   function build(root, data) {
@@ -133,5 +114,5 @@
     render();
   }
 
-  window.culpaExplorers.start(NAME, build);
+  X.start(NAME, build);
 })();

@@ -1,8 +1,10 @@
-/* Starts the explorers of a page: the one copy of what every explorer does before its own drawing.
+/* Starts the explorers of a page: the one copy of what every explorer does besides its own drawing.
    docs/hooks/explorers.py loads this script first (deferred, so it runs before the explorers' scripts).
    An explorer's script calls culpaExplorers.start(NAME, build): each root element with
    data-explorer="NAME" fetches data/NAME.json (beside this file) when it scrolls into view, then
-   build(root, data) draws it. data-xp-state on the root says loading, ready or failed. */
+   build(root, data) draws it. data-xp-state on the root says loading, ready or failed.
+   The helpers every explorer builds with are here too: el, fill, language, strings, and stepper (the
+   step controls, their keys and Play, for the explorers that step). */
 (function () {
   "use strict";
   var BASE = document.currentScript.src;
@@ -41,5 +43,109 @@
     else setup();
   }
 
-  window.culpaExplorers = { start: start };
+  /* ---- what every explorer builds with ---- */
+  var SVG = "http://www.w3.org/2000/svg";
+  var reduceMotion = window.matchMedia("(prefers-reduced-motion: reduce)");
+  var ICONS = { start: "M5 4h2.5v16H5zM19 4 9 12l10 8z", back: "M17 4 6 12l11 8z", next: "M7 4l11 8-11 8z",
+                end: "M16.5 4H19v16h-2.5zM5 4l10 8-10 8z", play: "M8 4l12 8-12 8z", pause: "M6 4h4v16H6zM14 4h4v16h-4z" };
+
+  function el(tag, attrs, children) {  /* "svg:circle" makes an SVG element */
+    var node = tag.indexOf("svg:") === 0 ? document.createElementNS(SVG, tag.slice(4)) : document.createElement(tag);
+    Object.keys(attrs || {}).forEach(function (k) { node.setAttribute(k, attrs[k]); });
+    (children || []).forEach(function (c) { node.append(c); });
+    return node;
+  }
+  function fill(template, values) {
+    return (template || "").replace(/\{(\w+)\}/g, function (_, key) { return key in values ? values[key] : ""; });
+  }
+  function language(root) {
+    var lang = (root.closest("[lang]") || document.documentElement).getAttribute("lang") || "en";
+    return lang.slice(0, 2) === "pt" ? "pt" : "en";
+  }
+  function strings(root) {  /* the page's words: data-t-step-title="..." is t.stepTitle */
+    var t = {};
+    Object.keys(root.dataset).forEach(function (k) {
+      if (k.indexOf("t") === 0 && k.length > 1) t[k.charAt(1).toLowerCase() + k.slice(2)] = root.dataset[k];
+    });
+    return t;
+  }
+  function icon(name) {
+    return el("svg:svg", { viewBox: "0 0 24 24", width: "20", height: "20", "aria-hidden": "true", focusable: "false" },
+              [el("svg:path", { d: ICONS[name], fill: "currentColor" })]);
+  }
+
+  /* The controls of an explorer that steps: Start, Back, Next, End, Play and a counter (controls.bar, for
+     the explorer to place); ArrowRight/ArrowLeft, Home and End with focus inside the root; Play advances
+     every options.every ms and never runs under prefers-reduced-motion. They move state.step (and set
+     state.announce, state.playing) and call render(); render() calls controls.show() to bring the controls
+     up to date. options.onStep() runs when a control moves the step, options.ownKeys(event) keeps a key for
+     the element it happened in (a list's own arrow keys). */
+  function stepper(root, t, steps, state, render, options) {
+    options = options || {};
+    var timer = null;
+    function button(key) {
+      var b = el("button", { type: "button", class: "xp-button", "aria-label": t[key] || key, title: t[key] || key });
+      b.append(icon(key));
+      return b;
+    }
+    var first = button("start"), back = button("back"), next = button("next"), last = button("end");
+    var play = button("play");
+    play.setAttribute("aria-pressed", "false");
+    var counter = el("span", { class: "xp-counter" });
+    var bar = el("div", { class: "xp-bar", role: "group", "aria-label": t.controls || "" },
+                 [first, back, next, last, play, counter]);
+
+    function go(index, fromPlay) {
+      state.step = Math.max(0, Math.min(steps.length - 1, index));
+      state.announce = true;
+      if (options.onStep) options.onStep();
+      if (!fromPlay) stop();
+      render();
+    }
+    function stop() {
+      if (timer) clearInterval(timer);
+      timer = null;
+      state.playing = false;
+    }
+    function toggle() {
+      if (state.playing || reduceMotion.matches) { stop(); render(); return; }
+      state.playing = true;
+      if (state.step === steps.length - 1) state.step = 0;
+      timer = setInterval(function () {
+        if (state.step >= steps.length - 1) { stop(); render(); return; }
+        go(state.step + 1, true);
+      }, options.every || 1600);
+      render();
+    }
+    first.addEventListener("click", function () { go(0); });
+    back.addEventListener("click", function () { go(state.step - 1); });
+    next.addEventListener("click", function () { go(state.step + 1); });
+    last.addEventListener("click", function () { go(steps.length - 1); });
+    play.addEventListener("click", toggle);
+    reduceMotion.addEventListener("change", function () { stop(); render(); });
+    root.addEventListener("keydown", function (event) {
+      if (options.ownKeys && options.ownKeys(event)) return;
+      var keys = { ArrowRight: state.step + 1, ArrowLeft: state.step - 1, Home: 0, End: steps.length - 1 };
+      if (!(event.key in keys) || event.altKey || event.ctrlKey || event.metaKey) return;
+      event.preventDefault();
+      go(keys[event.key]);
+    });
+
+    function show() {
+      var step = steps[state.step];
+      counter.textContent = fill(t.step || "{n}/{total}", { n: step.n, total: step.total });
+      first.disabled = back.disabled = state.step === 0;
+      next.disabled = last.disabled = state.step === steps.length - 1;
+      play.hidden = reduceMotion.matches;
+      play.setAttribute("aria-pressed", String(state.playing));
+      play.setAttribute("aria-label", state.playing ? t.pause : t.play);
+      play.title = state.playing ? t.pause : t.play;
+      play.replaceChildren(icon(state.playing ? "pause" : "play"));
+      root.dataset.step = String(state.step + 1);
+    }
+    return { bar: bar, show: show };
+  }
+
+  window.culpaExplorers = { start: start, el: el, fill: fill, language: language, strings: strings,
+                            stepper: stepper };
 })();
