@@ -116,13 +116,16 @@ def _pages_with_explorers():
                 yield path, [name for name, _ in names]
 
 
-def test_each_page_ships_at_most_60_kb_of_explorer_code_and_data(data):
+def test_each_page_ships_at_most_60_kb_of_explorer_code_and_data(data, hook):
+    """The data as served: with its formulas' KaTeX HTML (docs/hooks/explorers.py typeset)."""
     assets = ROOT / "docs" / "assets" / "explorers"
     pages = list(_pages_with_explorers())
     assert len(pages) == 8, [str(p) for p, _ in pages]  # pages 03, 04, 08 and home, both languages
+    served = {name: explorers.to_json(hook.typeset(name, copy.deepcopy(data[name]))).encode()
+              for name in explorers.NAMES}
     for path, names in pages:
-        shipped = b"".join((assets / f"{name}.js").read_bytes() + explorers.to_json(data[name]).encode()
-                           for name in set(names))
+        shipped = (assets / "start.js").read_bytes() + b"".join(
+            (assets / f"{name}.js").read_bytes() + served[name] for name in set(names))
         size = len(gzip.compress(shipped + (assets / "explorers.css").read_bytes(), compresslevel=6))
         assert size <= BUDGET, f"{path.relative_to(ROOT)}: {size} bytes of explorers gzipped, over {BUDGET}"
 
@@ -203,3 +206,32 @@ def test_a_raising_exporter_fails_the_build_naming_the_explorer(hook, tmp_path, 
     with pytest.raises(PluginError, match=r"'blame'.*snippets/explorers/blame\.py"):
         hook.on_pre_build(config)
 
+
+
+@pytest.mark.parametrize("name", explorers.NAMES)
+def test_every_formula_is_typeset_with_a_slot_for_each_of_its_numbers(data, hook, name):
+    typeset = hook.typeset(name, copy.deepcopy(data[name]))
+    formulas = list(hook._formulas(typeset))
+    assert len(formulas) >= 4 and typeset["typeset"], f"{name}: {len(formulas)} formulas"
+    for entry in formulas:
+        html = typeset["typeset"][entry["typeset"]]
+        assert html.startswith('<span class="katex">') and "katex-mathml" not in html, entry["tex"]
+        slots = set(re.findall(r'data-slot="([^"]*)"', html))
+        assert slots == set(entry["slots"]) | set(entry.get("fills", ())), entry["tex"]
+
+
+def test_a_formula_with_a_slot_nothing_fills_or_a_number_no_slot_shows_fails_the_build(data, hook):
+    from mkdocs.exceptions import PluginError
+
+    unfilled = copy.deepcopy(data["blame"])
+    unfilled["steps"][6]["math"]["slots"].pop("message.2")
+    with pytest.raises(PluginError, match=r"'blame'.*slots \['message\.2'\] that nothing fills"):
+        hook.typeset("blame", unfilled)
+    unused = copy.deepcopy(data["worked-example"])
+    unused["result"]["slots"]["stray"] = {"pt": "1", "en": "1"}
+    with pytest.raises(PluginError, match=r"'worked-example'.*numbers \['stray'\] that no slot shows"):
+        hook.typeset("worked-example", unused)
+    broken = copy.deepcopy(data["nudge"])
+    broken["row_math"]["exact"]["tex"] = r"\frac{\partial L"
+    with pytest.raises(PluginError, match=r"'nudge'.*does not typeset"):
+        hook.typeset("nudge", broken)

@@ -103,6 +103,50 @@ def power(value: float) -> dict[str, str]:
     return {lang: style.power(value, lang) for lang in LANGS}
 
 
+# ---- formulas, typeset at build time, with slots for culpa's numbers ----
+# An explorer's formula is {"tex": ..., "slots": {name: {pt, en}}, "say": {pt, en}}: TeX in which each
+# number is a slot, \htmlData{slot=NAME}{0}, the number each slot shows, and the formula read aloud (the
+# label a screen reader gets; KaTeX's drawing is hidden from it). docs/hooks/explorers.py typesets the TeX
+# with the site's KaTeX (the slots keep their place and size) and the script puts each number in its slot.
+# A slot whose name starts with "_" (an index, i or j) is filled by the script from what the reader picked,
+# and is listed in "fills".
+def slot(name: str) -> str:
+    return rf"\htmlData{{slot={name}}}{{0}}"
+
+
+def quantity(name: str, values, write=short) -> tuple[str, dict]:
+    """TeX for a number, or a column vector of slots (name.0, name.1, ...), and the numbers for its slots."""
+    array = np.asarray(values, dtype=float)
+    if array.ndim == 0:
+        return slot(name), {name: write(array.item())}
+    items = [write(v) for v in array.ravel()]
+    rows = r" \\ ".join(slot(f"{name}.{k}") for k in range(len(items)))
+    return r"\begin{pmatrix} " + rows + r" \end{pmatrix}", {f"{name}.{k}": v for k, v in enumerate(items)}
+
+
+def formula(tex: str, say, *slot_sets: dict, fills=()) -> dict:
+    """One formula of an explorer, set in display style (full-size fractions) inline in the text: `say` is
+    {pt, en}, or one text for both languages."""
+    slots = {}
+    for found in slot_sets:
+        slots.update(found)
+    entry = {"tex": r"\displaystyle " + tex, "slots": slots,
+             "say": dict(say) if isinstance(say, dict) else {lang: say for lang in LANGS}}
+    if fills:
+        entry["fills"] = list(fills)
+    return entry
+
+
+def slot_values(entry: dict, name: str, lang: str) -> str:
+    """The number slot `name` of a formula shows, as one text: a vector's slots joined as numbers() writes
+    it. An exporter's check() compares it with the number it checked against culpa."""
+    slots = entry["slots"]
+    if name in slots:
+        return slots[name][lang]
+    items = [slots[f"{name}.{k}"][lang] for k in range(len(slots)) if f"{name}.{k}" in slots]
+    return style.sequence(items, lang) if items else ""
+
+
 # ---- culpa's own code for an op's local derivative ----
 TENSOR = SNIPPETS / "culpa" / "tensor.py"
 

@@ -16,7 +16,7 @@ import math
 import numpy as np
 from figures import lessons
 
-from explorers import power, text
+from explorers import formula, power, text
 
 INPUTS = ["snippets/lessons/a_billion_knobs.py"]
 
@@ -124,6 +124,15 @@ def export() -> dict:
         "levels_e": [{"at": xy_e(-12, 10.0**level)[1], "label": power(10.0**level)}
                      for level in (-16, -12, -8, -4, 0)],
         "frame_e": [pad, pad, w - pad, h - pad],
+        # what each row of the readout computes, typeset beside its name
+        "row_math": {
+            "loss": formula(r"L(\theta)", "L(θ)"),
+            "exact": formula(r"\frac{\partial L}{\partial \theta}", "∂L/∂θ"),
+            "forward": formula(r"\frac{L(\theta + \varepsilon) - L(\theta)}{\varepsilon}",
+                               "(L(θ + ε) − L(θ)) / ε"),
+            "central": formula(r"\frac{L(\theta + \varepsilon) - L(\theta - \varepsilon)}{2\varepsilon}",
+                               "(L(θ + ε) − L(θ − ε)) / 2ε"),
+        },
     }
 
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 from figures import lessons
 
-from explorers import numbers, op_code
+from explorers import formula, numbers, op_code, quantity, slot_values
 
 INPUTS = ["snippets/lessons/worked_example.py"]
 
@@ -37,6 +37,23 @@ FORMULAS = {  # what each node computes, written with the names above
     "z": "z", "e": "e = exp(z)", "s": "s = Σ e", "p": "p = e / s", "y": "y", "p ⊙ y": "p ⊙ y",
     "p₀": "p₀ = Σ p ⊙ y", "log p₀": "log p₀", "L": "L = −log p₀",
 }
+# The same, in TeX (typeset at build time): each node's name, and what it computes.
+TEX = {"z": "z", "e": "e", "s": "s", "p": "p", "y": "y", "p ⊙ y": r"(p \odot y)", "p₀": "p_0",
+       "log p₀": r"(\log p_0)", "L": "L"}
+FORMULAS_TEX = {"z": "z", "e": r"e = \exp(z)", "s": r"s = \textstyle\sum e", "p": "p = e / s", "y": "y",
+                "p ⊙ y": r"p \odot y", "p₀": r"p_0 = \textstyle\sum p \odot y", "log p₀": r"\log p_0",
+                "L": r"L = -\log p_0"}
+LOCAL_TEX = {
+    ("neg", 0): lambda a, b, out: "-1",
+    ("log", 0): lambda a, b, out: rf"\frac{{1}}{{{a}}}",
+    ("sum", 0): lambda a, b, out: "1",
+    ("exp", 0): lambda a, b, out: rf"\exp({a}) = {out}",
+    ("mul", 0): lambda a, b, out: b,
+    ("mul", 1): lambda a, b, out: a,
+    ("div", 0): lambda a, b, out: rf"\frac{{1}}{{{b}}}",
+    ("div", 1): lambda a, b, out: rf"-\frac{{{a}}}{{{b}^2}}",
+}
+COMBINE_TEX = {"×": r"\times", "⊙": r"\odot", "Σ⊙": r"\odot"}
 # The local derivative of each op with respect to its input number k, written with the nodes' names.
 LOCAL = {
     ("neg", 0): "−1",
@@ -110,16 +127,58 @@ def _term(tensors, graph, child: int, parent: int) -> dict:
                          f"culpa's backward computed, {contribution}")
     names = {"out": NODES[child][1], "a": NODES[node["parents"][0]][1],
              "b": NODES[node["parents"][-1]][1]}
+    local_symbol = LOCAL[node["op"], k].format(**names)
     return {
         "child": child,
         "op": node["op"],
         "downstream": numbers(downstream),
-        "local_symbol": LOCAL[node["op"], k].format(**names),
+        "local_symbol": local_symbol,
         "local": numbers(local),
         "combine": combine,
         "product": numbers(contribution),
         "code": op_code(_method(node["op"]), k),
+        "rule": _rule_tex(names, NODES[parent][1], node["op"], k, combine, local_symbol),
+        "math": _numbers_tex(downstream, local, contribution, combine),
     }
+
+
+def _said(name: str) -> str:
+    """A node's name after ∂ when read as text: ∂(p ⊙ y), ∂(log p₀)."""
+    return f"({name})" if " " in name else name
+
+
+def _bare(name: str) -> str:
+    return TEX[name].removeprefix("(").removesuffix(")")
+
+
+def _rule_tex(names: dict, n: str, op: str, k: int, combine: str, local_symbol: str) -> dict:
+    """∂L/∂child ⊙ ∂child/∂node, and the op's local derivative (names: the child "out", its inputs a, b)."""
+    c = names["out"]
+    local = LOCAL_TEX[op, k](_bare(names["a"]), _bare(names["b"]), _bare(c))
+    dc = rf"\frac{{\partial {TEX[c]}}}{{\partial {TEX[n]}}}"
+    chain = rf"\frac{{\partial L}}{{\partial {TEX[c]}}} {COMBINE_TEX[combine]} {dc}"
+    if combine == "Σ⊙":
+        chain = r"\textstyle\sum " + chain
+    dc_said = f"∂{_said(c)}/∂{_said(n)}"
+    chain_said = ("Σ " if combine == "Σ⊙" else "") + f"∂L/∂{_said(c)} {combine.removeprefix('Σ')} {dc_said}"
+    say = {lang: chain_said + ("; " if lang == "pt" else ", ") + f"{dc_said} = {local_symbol}"
+           for lang in ("pt", "en")}
+    return formula(chain + r",\quad " + dc + " = " + local, say)
+
+
+def _numbers_tex(downstream, local, contribution, combine: str) -> dict:
+    """downstream gradient ⊙ local derivative = contribution, with culpa's numbers in slots."""
+    d, d_slots = quantity("downstream", downstream)
+    g, g_slots = quantity("local", local)
+    p, p_slots = quantity("product", contribution)
+    op = COMBINE_TEX[combine]
+    tex = rf"{d} {op} {g} = {p}"
+    if combine == "Σ⊙":
+        tex = rf"\textstyle\sum \left( {d} {op} {g} \right) = {p}"
+    say = {lang: ("Σ " if combine == "Σ⊙" else "")
+           + f"{numbers(downstream)[lang]} {combine.removeprefix('Σ')} {numbers(local)[lang]} = "
+           + numbers(contribution)[lang] for lang in ("pt", "en")}
+    return formula(tex, say, d_slots, g_slots, p_slots)
 
 
 def export() -> dict:
@@ -128,18 +187,26 @@ def export() -> dict:
     consumers = {n["id"]: [c["id"] for c in nodes if n["id"] in c["parents"]] for n in nodes}
     steps = []
     for node in nodes:
-        steps.append({"phase": "forward", "node": node["id"], "value": numbers(node["value"])})
+        name = NODES[node["id"]][1]
+        value, slots = quantity("value", node["value"])
+        steps.append({"phase": "forward", "node": node["id"], "value": numbers(node["value"]),
+                      "math": formula(f"{FORMULAS_TEX[name]} = {value}",
+                                      {lang: f"{FORMULAS[name]} = {numbers(node['value'])[lang]}"
+                                       for lang in ("pt", "en")}, slots)})
     root = graph["backward_order"][0]
     for node_id in graph["backward_order"]:
         node = nodes[node_id]
         terms = [_term(tensors, graph, child, node_id) for child in consumers[node_id]
                  if nodes[child]["requires_grad"]]
         steps.append({"phase": "backward", "node": node_id, "seed": node_id == root, "terms": terms,
-                      "grad": numbers(node["grad"])})
+                      "grad": numbers(node["grad"]),
+                      "math": _total_tex(node_id, terms, tensors, graph, node["grad"])})
     total = len(steps)
     for i, step in enumerate(steps, start=1):
         step["n"], step["total"] = str(i), str(total)
     p_minus_y = np.asarray(page["p"].data) - page["y"]
+    result, result_slots = quantity("result", p_minus_y)
+    result_say = {lang: f"p − y = {numbers(p_minus_y)[lang]}" for lang in ("pt", "en")}
     return {
         "explorer": "worked-example",
         "nodes": [{"id": n["id"], "op": n["op"], "name": NODES[n["id"]][1],
@@ -150,7 +217,30 @@ def export() -> dict:
         "backward_order": graph["backward_order"],
         "steps": steps,
         "p_minus_y": numbers(p_minus_y),
+        "result": formula(rf"p - y = {result}", result_say, result_slots),
     }
+
+
+def _total_tex(node_id: int, terms: list, tensors, graph, grad) -> dict:
+    """∂L/∂node = its gradient; for a node used twice, the sum of the two contributions first."""
+    name = NODES[node_id][1]
+    head = rf"\frac{{\partial L}}{{\partial {TEX[name]}}} = "
+    g, slots = quantity("grad", grad)
+    parts, say_parts = [], []
+    if len(terms) > 1:
+        for i, term in enumerate(terms):
+            child = graph["nodes"][term["child"]]
+            k = child["parents"].index(node_id)
+            contribution = tensors[term["child"]]._backward(np.asarray(child["grad"]))[k]
+            tex, found = quantity(f"term{i}", contribution)
+            parts.append(tex)
+            slots.update(found)
+            say_parts.append(term["product"])
+    tex = head + (" + ".join(parts) + " = " if parts else "") + g
+    say = {lang: f"∂L/∂{_said(name)} = " + "".join(p[lang] + (" + " if i < len(say_parts) - 1 else " = ")
+                                            for i, p in enumerate(say_parts)) + numbers(grad)[lang]
+           for lang in ("pt", "en")}
+    return formula(tex, say, slots)
 
 
 def check(data: dict) -> list[str]:
@@ -158,6 +248,9 @@ def check(data: dict) -> list[str]:
     naming the explorer and the step."""
     tensors, graph, page = _recorded()
     problems = []
+
+    def slotted(entry, name):
+        return {lang: slot_values(entry, name, lang) for lang in ("pt", "en")}
 
     def same(where, shown, expected):
         want = numbers(expected)
@@ -170,15 +263,27 @@ def check(data: dict) -> list[str]:
         where = f"step {step['n']} ({step['phase']}, node {NODES[step['node']][1]})"
         if step["phase"] == "forward":
             same(where + " value", step["value"], node.data)
+            same(where + " formula, value", slotted(step["math"], "value"), node.data)
             continue
         same(where + " gradient", step["grad"], node.grad)
+        same(where + " formula, gradient", slotted(step["math"], "grad"), node.grad)
         total = None
-        for term in step["terms"]:
+        for i, term in enumerate(step["terms"]):
             child = by_id[term["child"]]
             k = [id(p) for p in child._parents].index(id(node))
             contribution = child._backward(child.grad)[k]
-            same(where + f" downstream from {NODES[term['child']][1]}", term["downstream"], child.grad)
-            same(where + f" contribution from {NODES[term['child']][1]}", term["product"], contribution)
+            source = NODES[term['child']][1]
+            same(where + f" downstream from {source}", term["downstream"], child.grad)
+            same(where + f" contribution from {source}", term["product"], contribution)
+            shown = {key: slotted(term["math"], key) for key in ("downstream", "product", "local")}
+            same(where + f" formula, downstream from {source}", shown["downstream"], child.grad)
+            same(where + f" formula, contribution from {source}", shown["product"], contribution)
+            if term["local"] != shown["local"]:
+                problems.append(f"worked-example, {where} formula, local derivative from {source}: shows "
+                                f"{shown['local']}, the step has {term['local']}")
+            if len(step["terms"]) > 1:
+                summed = slotted(step["math"], f"term{i}")
+                same(where + f" sum, contribution from {source}", summed, contribution)
             total = contribution if total is None else total + contribution
         if total is not None:
             same(where + " sum of contributions", step["grad"], total)
@@ -188,4 +293,7 @@ def check(data: dict) -> list[str]:
     last = data["steps"][-1]
     if last["grad"] != numbers(np.asarray(page["p"].data) - page["y"]):
         problems.append(f"worked-example, step {last['n']}: the last gradient {last['grad']} is not p − y")
+    if slotted(data["result"], "result") != numbers(np.asarray(page["p"].data) - page["y"]):
+        problems.append(f"worked-example, step {last['n']}: the formula p − y shows "
+                        f"{slotted(data['result'], 'result')}")
     return problems

@@ -36,6 +36,15 @@ CASES = [(name, lang) for name in PAGES for lang in LANGS]
 IDS = [f"{name}-{lang}" for name, lang in CASES]
 
 
+def explorers_hook():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("explorers_hook", ROOT / "docs" / "hooks" / "explorers.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 @pytest.fixture(scope="module")
 def exported():
     """What culpa exports for each explorer, computed here (not read from the site)."""
@@ -99,12 +108,26 @@ def multiset_problems(where, shown, expected):
     return [f"{where}: shows {extra or 'nothing extra'}, culpa exports {missing or 'nothing more'}"]
 
 
+NUMBER = re.compile(r"−?\d+(?:[.,]\d+)*")
+
+
 def said_problems(where, said, numbers):
+    """The announcement says every number of the step, and no number culpa did not export for it."""
     absent = [x for x in numbers if x not in said]
-    return [f"{where}: the announcement {said!r} lacks {absent}"] if absent else []
+    stray = [x for x in NUMBER.findall(said) if not any(x in n for n in numbers)]
+    problems = [f"{where}: the announcement {said!r} lacks {absent}"] if absent else []
+    return problems + ([f"{where}: the announcement {said!r} says {stray}, not culpa's"] if stray else [])
 
 
 # --- what each explorer must show, from the export ----------------------------------------------------
+
+
+def items(number):
+    """The numbers a formula shows for one exported number: a vector (0,659; 0,242) is a column of two."""
+    if number.startswith("(") and number.endswith(")"):
+        return number[1:-1].split("; " if ";" in number else ", ")
+    return [number]
+
 
 
 def worked_example_expected(data, index, lang):
@@ -117,25 +140,25 @@ def worked_example_expected(data, index, lang):
         if any(s["phase"] == "backward" and s["node"] == node["id"] for s in steps[: index + 1]):
             shown.append(node["grad"][lang])
     if step["phase"] == "forward":
-        shown.append(step["value"][lang])
+        shown += items(step["value"][lang])
         said.append(step["value"][lang])
     else:
         for term in step["terms"]:
-            shown += [term["downstream"][lang], term["local"][lang], term["product"][lang]]
-            said += [term["downstream"][lang], term["local"][lang], term["product"][lang]]
+            for key in ("downstream", "local", "product"):
+                shown += items(term[key][lang])
+                said.append(term[key][lang])
         if len(step["terms"]) > 1:
-            shown += [term["product"][lang] for term in step["terms"]]
-        shown.append(step["grad"][lang])
+            shown += [x for term in step["terms"] for x in items(term["product"][lang])]
+        shown += items(step["grad"][lang])
         said.append(step["grad"][lang])
         if index == len(steps) - 1:
-            shown.append(data["p_minus_y"][lang])
+            shown += items(data["p_minus_y"][lang])
     return shown, said
 
 
 def blame_expected(data, index, lang, weight):
     steps, layers = data["steps"], data["layers"]
     step, depth = steps[index], len(layers) - 1
-    seq = "; " if lang == "pt" else ", "
     forward = [s["layer"] for s in steps[: index + 1] if s["phase"] == "forward"]
     reached = [s["layer"] for s in steps[: index + 1] if s["phase"] == "backward"]
     shown, said = [], [step["n"], step["total"]]
@@ -146,17 +169,17 @@ def blame_expected(data, index, lang, weight):
             shown += [v[lang] for v in layer["delta"]]
     if step["phase"] == "forward":
         values = [v[lang] for v in layers[step["layer"]]["a"]]
-        shown.append("(" + seq.join(values) + ")")
+        shown += values
         said += values
     elif step["phase"] == "loss":
-        shown += [step["p"][lang], step["y"][lang], step["loss"][lang]]
+        shown += items(step["p"][lang]) + items(step["y"][lang]) + [step["loss"][lang]]
         said += [step["loss"][lang], step["p"][lang], step["y"][lang]]
     else:
         layer = layers[step["layer"]]
         if step["layer"] < depth:
-            shown += [layer["message"][lang], layer["slope"][lang]]
+            shown += items(layer["message"][lang]) + items(layer["slope"][lang])
             said += [layer["message"][lang], layer["slope"][lang]]
-        shown.append(layer["delta_all"][lang])
+        shown += items(layer["delta_all"][lang])
         said.append(layer["delta_all"][lang])
     l, i, j = weight
     if l in reached:
@@ -281,10 +304,13 @@ def test_worked_example_ends_at_p_minus_y(browser, served_site, exported):
             root = start(tab, "worked-example")
             root.locator(".xp-stage").focus()
             tab.keyboard.press("End")
-            text = root.locator(".xp-result").inner_text()
+            result = root.locator(".xp-result")
+            label = result.get_attribute("aria-label")
+            shown = result.locator("[data-num]").all_inner_texts()
         finally:
             context.close()
-        assert "p − y" in text and data["p_minus_y"][lang] in text, text
+        assert "p − y" in label and data["p_minus_y"][lang] in label, label
+        assert shown == items(data["p_minus_y"][lang]), shown
         assert data["steps"][-1]["grad"] == data["p_minus_y"], "the last gradient is not p − y"
 
 
@@ -307,16 +333,26 @@ def test_nudge_central_difference_is_close_and_forward_visibly_worse(browser, se
         assert cells["forward"] != cells["exact"] and cells["forward"] == cell["forward"][lang], cells
 
 
-PLANTS = {  # explorer -> (a change to its JSON, the step the failure must name)
-    "worked-example": (lambda d: d["steps"][12]["grad"].update(pt="9,999", en="9.999"), "step 13"),
-    "blame": (lambda d: d["layers"][2]["delta"][1].update(pt="9,9999", en="9.9999"), "step 7"),
-    "nudge": (lambda d: d["knobs"][6]["cells"][14]["central"].update(pt="9,9", en="9.9"), "ε step 15"),
+PLANTS = {  # a change to an explorer's JSON -> (the explorer, the change, the step the failure must name)
+    "worked-example": ("worked-example", lambda d: d["steps"][12]["math"]["slots"]["grad.0"].update(
+        pt="9,999", en="9.999"), "step 13"),
+    # a gradient only the announcement says
+    "worked-example-said": ("worked-example", lambda d: d["steps"][12]["grad"].update(pt="9,999", en="9.999"),
+                            "step 13"),
+    # a number in a typeset formula: the contribution p ⊙ y sends back to p, in its column's first slot
+    "worked-example-formula": ("worked-example", lambda d: d["steps"][13]["terms"][0]["math"]["slots"]
+                               ["product.0"].update(pt="9,999", en="9.999"), "step 14"),
+    "blame": ("blame", lambda d: d["layers"][2]["delta"][1].update(pt="9,9999", en="9.9999"), "step 7"),
+    "blame-formula": ("blame", lambda d: d["steps"][6]["math"]["slots"]["message.2"].update(
+        pt="9,9999", en="9.9999"), "step 7"),
+    "nudge": ("nudge", lambda d: d["knobs"][6]["cells"][14]["central"].update(pt="9,9", en="9.9"),
+              "ε step 15"),
 }
 
 
-@pytest.mark.parametrize("name", list(PAGES))
-def test_a_planted_change_in_the_data_is_caught(browser, served_site, exported, name):
-    plant, step = PLANTS[name]
+@pytest.mark.parametrize("plant_name", list(PLANTS))
+def test_a_planted_change_in_the_data_is_caught(browser, served_site, exported, plant_name):
+    name, plant, step = PLANTS[plant_name]
     served = json.loads((served_site.dir / "assets" / "explorers" / "data" / f"{name}.json").read_text())
     planted = json.loads(json.dumps(served))
     plant(planted)
@@ -333,11 +369,43 @@ def test_a_planted_change_in_the_data_is_caught(browser, served_site, exported, 
     assert all(p.startswith(name) for p in problems) and any(step in p for p in problems), problems
 
 
+TYPESET_JS = """(root) => {
+  const formulas = [...root.querySelectorAll('.xp-math')];
+  return {
+    count: formulas.length,
+    untypeset: formulas.filter((f) => !f.querySelector('.katex .katex-html')).length,
+    unlabelled: formulas.filter((f) => !(f.getAttribute('aria-label') || '').trim()).length,
+    empty: [...root.querySelectorAll('.xp-math [data-slot]')]
+      .filter((s) => !s.dataset.slot.startsWith('_') && !s.querySelector('.xp-num'))
+      .map((s) => s.dataset.slot),
+    katex: typeof window.katex,
+  };
+}"""
+
+
+@pytest.mark.parametrize("name", list(PAGES))
+def test_formulas_are_typeset_at_build_time_with_culpas_numbers_in_their_slots(browser, served_site, name):
+    context, tab = open_page(browser, served_site, "en", PAGES[name])
+    try:
+        root = start(tab, name)
+        if name != "nudge":
+            root.locator(".xp-stage").focus()
+            tab.keyboard.press("End")
+        got = root.evaluate(TYPESET_JS)
+    finally:
+        context.close()
+    assert got["count"] >= 2, f"{name}: {got['count']} typeset formulas at its last step"
+    assert got["untypeset"] == 0 and got["unlabelled"] == 0, f"{name}: {got}"
+    assert got["empty"] == [], f"{name}: formula slots left without culpa's number: {got['empty']}"
+    assert got["katex"] == "undefined", f"{name}: a math script runs in the page"
+
+
 @pytest.mark.parametrize("name", list(PAGES))
 def test_the_served_data_is_culpas_export(served_site, exported, name):
     served = json.loads((served_site.dir / "assets" / "explorers" / "data" / f"{name}.json").read_text())
     served.pop("key")
-    assert served == json.loads(explorers.to_json(exported[name])), f"{name}: the site serves stale data"
+    typeset = explorers_hook().typeset(name, json.loads(explorers.to_json(exported[name])))
+    assert served == json.loads(explorers.to_json(typeset)), f"{name}: the site serves stale data"
 
 
 @pytest.mark.parametrize("name, lang", CASES, ids=IDS)

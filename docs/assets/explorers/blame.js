@@ -65,7 +65,7 @@
       select.append(group);
     });
     var pick = el("div", { class: "xp-pick" }, [el("label", { for: select.id }, [t.pick || ""]), select]);
-    var slope = el("p", { class: "xp-term__math xp-total" });
+    var slope = el("div", { class: "xp-slope" });
     var say = el("p", { class: "xp-say", "aria-live": "polite" });
     var stage = el("div", { class: "xp-stage", tabindex: "0", role: "group", "aria-label": t.label || "" }, [svg]);
     var side = el("div", { class: "xp-rule" }, [rule, pick, slope]);
@@ -73,8 +73,7 @@
     if (fallback) { fallback.hidden = true; fallback.after(ui); } else root.prepend(ui);
     root.classList.add("xp-ready");
 
-    function num(text, slot) { return el("span", { class: "xp-num", "data-num": slot }, [text]); }
-    function sym(text) { return el("var", {}, [text]); }
+    function math(f, values, cls) { return X.formula(data, f, lang, values, cls); }
     function reached(layer) { /* has backward computed δ of this layer by the current step? */
       return steps.slice(0, state.step + 1).some(function (s) { return s.phase === "backward" && s.layer === layer; });
     }
@@ -118,32 +117,24 @@
       rule.append(title);
       if (step.phase === "forward") {
         title.append(step.layer === 0 ? t.inputTitle : step.layer === depth ? t.outputTitle : fill(t.forwardTitle, { layer: data.layer_names[step.layer] }));
-        rule.append(el("p", { class: "xp-term__math" }, [sym(data.layer_names[step.layer]), " = ",
-          num("(" + layers[step.layer].a.map(function (v) { return v[lang]; }).join(lang === "pt" ? "; " : ", ") + ")", "a")]));
+        rule.append(math(step.math));
         if (t.guideNote) rule.append(el("p", { class: "xp-note" }, [t.guideNote]));
       } else if (step.phase === "loss") {
         title.append(t.lossTitle || "");
-        rule.append(el("p", { class: "xp-term__math" }, [sym("p"), " = ", num(step.p[lang], "p"), ", ", sym("y"), " = ", num(step.y[lang], "y")]),
-                    el("p", { class: "xp-term__math" }, [sym("L"), " = −log p", el("sub", {}, ["c"]), " = ", num(step.loss[lang], "loss")]));
+        rule.append(math(step.math), math(step.loss_math));
       } else {
-        var layer = layers[step.layer], z = data.z_names[step.layer];
-        title.append(fill(t.backwardTitle, { layer: z }));
-        if (step.layer === depth) {
-          rule.append(el("p", { class: "xp-term__math" }, [sym("δ"), el("sup", {}, ["(" + step.layer + ")"]), " = p − y = ", num(layer.delta_all[lang], "delta")]));
-        } else {
-          rule.append(el("p", { class: "xp-term__sym" }, [sym("δ"), " = ", sym("W"), el("sup", {}, ["T"]), sym("δ"), " ⊙ σ′(", sym(z), ")"]),
-                      el("p", { class: "xp-term__math" }, [num(layer.message[lang], "message"), " ⊙ ", num(layer.slope[lang], "slope")]),
-                      el("p", { class: "xp-term__math" }, ["= ", num(layer.delta_all[lang], "delta")]));
-        }
+        title.append(fill(t.backwardTitle, { layer: data.z_names[step.layer] }));
+        if (step.rule) rule.append(math(step.rule, null, "xp-term__sym"));
+        rule.append(math(step.math));
       }
       select.value = w.join(",");
-      slope.replaceChildren();
       var s = slopeText();
       if (reached(w[0])) {
-        slope.append(sym("∂L/∂" + s.weight), " = δ × ", sym(s.layer), " = ", num(s.delta, "pick-delta"), " × ",
-                     num(s.input, "pick-input"), " = ", num(s.slope, "pick-slope"));
+        slope.replaceChildren(math(data.picks[w[0]], { _i: w[1], _j: w[2], "pick-delta": s.delta,
+          "pick-input": s.input, "pick-slope": s.slope, weight: s.weight, layer: s.layer, delta: s.delta,
+          input: s.input, slope: s.slope }, "xp-total"));
       } else {
-        slope.append(fill(t.pickWait, { weight: s.weight }));
+        slope.replaceChildren(el("p", {}, [fill(t.pickWait, { weight: s.weight })]));
       }
       if (state.announce) {
         say.textContent = state.said === "pick"

@@ -29,10 +29,12 @@
     var eps = slider("eps", t.eps || "ε", data.epsilons.length - 1, state.eps);
 
     var cells = {};
-    function row(key, label, cls) {
+    function row(key, label, cls) {  /* a row's name, and what it computes (typeset at build time) */
       var value = el("td", { class: "xp-num", "data-num": key });
       cells[key] = value;
-      return el("tr", {}, [el("th", { scope: "row", class: cls || "" }, [label]), value]);
+      var head = el("th", { scope: "row", class: cls || "" }, [label]);
+      if (data.row_math[key]) head.append(X.formula(data, data.row_math[key], lang, null, "xp-row-math"));
+      return el("tr", {}, [head, value]);
     }
     var table = el("table", { class: "xp-readout" }, [el("tbody", {}, [
       row("loss", t.loss), row("exact", t.exact),

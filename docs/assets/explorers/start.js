@@ -3,8 +3,9 @@
    An explorer's script calls culpaExplorers.start(NAME, build): each root element with
    data-explorer="NAME" fetches data/NAME.json (beside this file) when it scrolls into view, then
    build(root, data) draws it. data-xp-state on the root says loading, ready or failed.
-   The helpers every explorer builds with are here too: el, fill, language, strings, and stepper (the
-   step controls, their keys and Play, for the explorers that step). */
+   The helpers every explorer builds with are here too: el, fill, language, strings, formula (a formula
+   typeset at build time, its numbers put in their slots) and stepper (the step controls, their keys and
+   Play, for the explorers that step). */
 (function () {
   "use strict";
   var BASE = document.currentScript.src;
@@ -72,6 +73,27 @@
   function icon(name) {
     return el("svg:svg", { viewBox: "0 0 24 24", width: "20", height: "20", "aria-hidden": "true", focusable: "false" },
               [el("svg:path", { d: ICONS[name], fill: "currentColor" })]);
+  }
+
+  /* A formula typeset at build time (docs/hooks/explorers.py): KaTeX's HTML from data.typeset, each number
+     put in its slot, from the formula's own slots (culpa's numbers, in the page's language) or from
+     values (what the reader picked: a weight's indices and numbers). A number gets data-num, its slot's
+     name; a slot named "_i" (an index) is plain text. KaTeX's drawing is hidden from screen readers
+     (aria-hidden): the formula's label reads it, its "say" text with values filled in. */
+  function formula(data, f, lang, values, cls) {
+    values = values || {};
+    var box = el("p", { class: "xp-math" + (cls ? " " + cls : ""), role: "img",
+                        "aria-label": fill(f.say[lang], values) });
+    box.innerHTML = data.typeset[f.typeset];
+    box.querySelectorAll("[data-slot]").forEach(function (slot) {
+      var name = slot.getAttribute("data-slot");
+      var text = name in values ? values[name] : f.slots[name] ? f.slots[name][lang] : null;
+      if (text === null) throw new Error("formula " + f.tex + ": nothing for slot " + name);
+      var leaf = slot.querySelector(".mord") || slot;
+      leaf.replaceChildren(name.charAt(0) === "_" ? String(text)
+        : el("span", { class: "xp-num", "data-num": name.split(".")[0] }, [text]));
+    });
+    return box;
   }
 
   /* The controls of an explorer that steps: Start, Back, Next, End, Play and a counter (controls.bar, for
@@ -147,5 +169,5 @@
   }
 
   window.culpaExplorers = { start: start, el: el, fill: fill, language: language, strings: strings,
-                            stepper: stepper };
+                            stepper: stepper, formula: formula };
 })();

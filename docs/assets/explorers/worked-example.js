@@ -64,17 +64,10 @@
     if (fallback) { fallback.hidden = true; fallback.after(ui); } else root.prepend(ui);
     root.classList.add("xp-ready");
 
-    function num(text, slot) { return el("span", { class: "xp-num", "data-num": slot }, [text]); }
-    function sym(text) { return el("var", {}, [text]); }
-    function term(tm, node) {
+    function math(f, cls) { return X.formula(data, f, lang, null, cls); }
+    function term(tm) {
       var child = nodes[tm.child];
       var head = el("p", { class: "xp-term__head" }, [fill(t.from || "{child}", { child: child.formula })]);
-      var symbolic = el("p", { class: "xp-term__sym" }, tm.combine === "Σ⊙"
-        ? ["Σ ", sym("∂L/∂" + child.name), " ⊙ ", sym("∂" + child.name + "/∂" + node.name), " (" + tm.local_symbol + ")"]
-        : [sym("∂L/∂" + child.name), " " + tm.combine + " ", sym("∂" + child.name + "/∂" + node.name), " (" + tm.local_symbol + ")"]);
-      var math = el("p", { class: "xp-term__math" }, tm.combine === "Σ⊙"
-        ? ["Σ [", num(tm.downstream[lang], "downstream"), " ⊙ ", num(tm.local[lang], "local"), "] = ", num(tm.product[lang], "product")]
-        : [num(tm.downstream[lang], "downstream"), " " + tm.combine + " ", num(tm.local[lang], "local"), " = ", num(tm.product[lang], "product")]);
       var code = el("pre", { class: "xp-code", "aria-label": fill(t.code || "{section}", { section: tm.code.section }) });
       var inner = el("code");
       tm.code.lines.forEach(function (line, i) {
@@ -83,7 +76,7 @@
       });
       code.append(inner);
       var where = el("p", { class: "xp-term__code" }, [el("code", {}, [tm.code.section])]);
-      return el("div", { class: "xp-term" }, [head, symbolic, math, where, code]);
+      return el("div", { class: "xp-term" }, [head, math(tm.rule, "xp-term__sym"), math(tm.math), where, code]);
     }
 
     function announcement(step) {
@@ -118,26 +111,21 @@
       rule.replaceChildren();
       var title = el("p", { class: "xp-rule__title" });
       if (step.phase === "forward") {
-        title.append(t.forwardTitle || "", " ");
-        rule.append(title, el("p", { class: "xp-term__math" }, [node.formula + " = ", num(step.value[lang], "value")]));
+        title.append(t.forwardTitle || "");
+        rule.append(title, math(step.math));
       } else if (step.seed) {
         title.append(t.backwardTitle || "");
-        rule.append(title, el("p", { class: "xp-term__math" }, [sym("∂L/∂L"), " = ", num(step.grad[lang], "grad")]));
+        rule.append(title, math(step.math));
         if (t.seedNote) rule.append(el("p", { class: "xp-note" }, [t.seedNote]));
       } else {
         title.append(fill(t.backwardAt || "{node}", { node: node.name }));
         rule.append(title);
-        step.terms.forEach(function (tm) { rule.append(term(tm, node)); });
-        var total = el("p", { class: "xp-term__math xp-total" }, [sym("∂L/∂" + node.name), " = "]);
-        if (step.terms.length > 1) {
-          step.terms.forEach(function (tm, i) { total.append(i ? " + " : "", num(tm.product[lang], "product")); });
-          total.append(" = ");
-          rule.append(el("p", { class: "xp-note" }, [fill(t.twoNote || "", { node: node.name })]));
-        }
-        total.append(num(step.grad[lang], "grad"));
-        rule.append(total);
+        step.terms.forEach(function (tm) { rule.append(term(tm)); });
+        if (step.terms.length > 1) rule.append(el("p", { class: "xp-note" }, [fill(t.twoNote || "", { node: node.name })]));
+        rule.append(math(step.math, "xp-total"));
         if (state.step === steps.length - 1) {
-          rule.append(el("p", { class: "xp-note xp-result" }, ["= p − y = ", num(data.p_minus_y[lang], "result"), " ", t.endNote || ""]));
+          rule.append(math(data.result, "xp-result"));
+          if (t.endNote) rule.append(el("p", { class: "xp-note" }, [t.endNote]));
         }
       }
       if (state.announce) say.textContent = announcement(step);
