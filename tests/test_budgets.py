@@ -294,3 +294,29 @@ def test_search_index_quotes_formulas_as_text_not_tex(built_site, index):
     assert docs, f"{index} is empty"
     assert not raw, f"{index} quotes TeX (search previews would show it):\n" + "\n".join(raw)
     assert any("∂" in doc["text"] for doc in docs), f"{index}: no formula's text (∂) in the index at all"
+
+
+# --- Material's start, made cheaper (docs/hooks/material_start.py) ----------------------------------------
+
+EARLY_JS = 'document.documentElement.classList.replace("no-js","js")'
+
+
+def test_the_palette_switch_rule_is_active_only_under_reduced_motion(built_site):
+    """Material's `[data-md-color-switching] *` restyles the whole page twice on every load: in the built
+    stylesheet it sits under prefers-reduced-motion, and nowhere else."""
+    hook = _load_hook("material_start")
+    (palette,) = (built_site / "assets" / "stylesheets").glob("palette.*.min.css")
+    css = palette.read_text(encoding="utf-8")
+    assert hook.REDUCED in css, f"{palette.name}: the palette-switch rule is not under reduced motion"
+    outside = css.replace(hook.REDUCED, "")
+    assert "[data-md-color-switching]" not in outside, f"{palette.name}: a switching rule active for everyone"
+
+
+def test_every_page_swaps_no_js_before_its_header(built_site):
+    late = []
+    for path in pages(built_site):
+        html = path.read_text(encoding="utf-8")
+        at, header = html.find(EARLY_JS), html.find("<header")
+        if not (0 <= at < header and html.find("<body") < at):
+            late.append(page_id(built_site, path))
+    assert not late, f"pages without the early class swap at the top of <body>: {late}"
