@@ -102,3 +102,14 @@ def visits(chromium, served_site, request):
         return done[page.id]
 
     return visit
+
+
+@pytest.fixture(scope="module")
+def browser(chromium):
+    """Chromium driven by Playwright's sync API, one per test module (tests that click through pages)."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
+        yield launched
+        launched.close()

@@ -51,17 +51,6 @@ def exported():
     return {name: explorers.module(name).export() for name in explorers.NAMES}
 
 
-@pytest.fixture(scope="module")
-def browser(chromium):
-    from conftest import CHROMIUM_ARGS
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
-        yield launched
-        launched.close()
-
-
 def url(site, lang, path):
     return site.base + (path if lang == "pt" else f"{lang}/{path}")
 

@@ -20,17 +20,6 @@ if find_chromium() is None and not in_ci():
 PAGE = "02-chain-rule/"
 
 
-@pytest.fixture(scope="module")
-def browser(chromium):
-    from conftest import CHROMIUM_ARGS
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
-        yield launched
-        launched.close()
-
-
 def open_page(browser, site, **options):
     context = browser.new_context(**options)
     context.route(re.compile(r"^(?!http://127\.0\.0\.1).*"), lambda route: route.abort())
