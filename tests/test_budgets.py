@@ -296,6 +296,24 @@ def test_search_index_quotes_formulas_as_text_not_tex(built_site, index):
     assert any("∂" in doc["text"] for doc in docs), f"{index}: no formula's text (∂) in the index at all"
 
 
+SEARCH_INDEX_BUDGET = 60 * 1024  # bytes, gzip-compressed: measured 51.6 KiB (pt) without code blocks
+
+
+@pytest.mark.parametrize("index", ["search/search_index.json", "en/search/search_index.json"])
+def test_search_index_holds_the_prose_not_the_code_blocks_and_fits_its_budget(built_site, index):
+    """Every page downloads its language's index at load: it keeps prose, inline code and formulas' text,
+    and leaves out code blocks (docs/hooks/search_per_language.py)."""
+    import json
+
+    raw = (built_site / index).read_bytes()
+    docs = json.loads(raw)["docs"]
+    blocks = [doc["location"] for doc in docs if "<pre" in doc["text"]]
+    assert not blocks, f"{index}: code blocks in the search index: {blocks[:5]}"
+    assert any("<code>" in doc["text"] for doc in docs), f"{index}: the prose's inline code is gone"
+    size = len(gzip.compress(raw, compresslevel=6))
+    assert size <= SEARCH_INDEX_BUDGET, f"{index}: {size} bytes gzipped, over {SEARCH_INDEX_BUDGET}"
+
+
 # --- Material's start, made cheaper (docs/hooks/material_start.py) ----------------------------------------
 
 EARLY_JS = 'document.documentElement.classList.replace("no-js","js")'
