@@ -85,14 +85,25 @@ if not hasattr(_state, "lock"):
     _state.lock, _state.ctx, _state.katex, _state.cache = threading.Lock(), None, None, {}
 
 
+def _new_racer():
+    """A MiniRacer on an event loop of its own. mini-racer adopts the calling thread's running asyncio loop
+    if there is one (Playwright's, in the browser tests), and dies with it; made on a thread without a
+    loop, it starts its own and lives as long as this process."""
+    from py_mini_racer import MiniRacer
+
+    made = []
+    thread = threading.Thread(target=lambda: made.append(MiniRacer()), name="katex-v8")
+    thread.start()
+    thread.join()
+    return made[0]
+
+
 def _ctx():
     katex = KATEX_JS.read_bytes()
     if _state.ctx is None or _state.katex != katex:
-        from py_mini_racer import MiniRacer
-
         if _state.ctx is not None:
             _state.ctx.close()
-        ctx = MiniRacer()
+        ctx = _new_racer()
         ctx.eval(katex.decode("utf-8"))
         ctx.eval(_RENDERER)
         atexit.register(ctx.close)  # without it, mini-racer 0.14 keeps the interpreter from exiting

@@ -1,0 +1,33 @@
+"""docs/hooks/katex_render.py keeps one V8 context for the whole process, whoever first asks for it.
+
+mini-racer adopts the caller's running asyncio loop when there is one and dies with it: a first formula
+typeset inside a running loop (Playwright's, in the browser tests) left every later formula of the process
+failing with "Event loop is closed". The hook makes its context on a thread of its own.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+
+from support.pages import ROOT
+
+
+def test_a_formula_typeset_inside_a_running_loop_does_not_break_the_next_one():
+    script = textwrap.dedent(f"""
+        import asyncio, sys
+        sys.path.insert(0, {str(ROOT / "docs" / "hooks")!r})
+        import katex_render
+
+        async def first():
+            return katex_render.render("a^2", False)
+
+        loop = asyncio.new_event_loop()
+        assert 'class="katex"' in loop.run_until_complete(first())
+        loop.close()
+        assert 'class="katex"' in katex_render.render("b^2", False)
+        print("ok")
+    """)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-2000:]
