@@ -21,7 +21,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from support.pages import ROOT
+from support.pages import ROOT, _load_hook
 
 sys.path.insert(0, str(ROOT / "snippets"))
 import explorers  # noqa: E402
@@ -153,12 +153,7 @@ def test_each_root_wraps_its_figure_with_the_same_strings_in_both_languages():
 
 @pytest.fixture(scope="module")
 def hook():
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("explorers_hook", ROOT / "docs" / "hooks" / "explorers.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return _load_hook("explorers")
 
 
 def _page(url, src):

@@ -7,22 +7,17 @@
 
 from __future__ import annotations
 
-import importlib.util
-
 import jinja2
 import markdown
 import pytest
 
-from support.pages import ROOT
+from support.pages import _load_hook
 
 
 @pytest.fixture(scope="module")
 def hook():
-    path = ROOT / "docs" / "hooks" / "rebuild_cache.py"
-    spec = importlib.util.spec_from_file_location("rebuild_cache_hook", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    module.on_startup(command="build", dirty=False)
+    module = _load_hook("rebuild_cache")
+    module.on_config(None)
     return module
 
 

@@ -64,12 +64,8 @@ class MemoryBytecodeCache(jinja2.BytecodeCache):
         _state.templates[bucket.key] = bucket.bytecode_to_string()
 
 
-def on_startup(command, dirty):
-    pymdownx_highlight.Highlight.highlight = highlight
-
-
 def on_config(config):
-    pymdownx_highlight.Highlight.highlight = highlight  # also when this hook is loaded without on_startup
+    pymdownx_highlight.Highlight.highlight = highlight  # every build: mkdocs serve reloads this hook
     return config
 
 

@@ -125,9 +125,9 @@ def export() -> dict:
     picks = {str(l): formula(
         rf"\frac{{\partial L}}{{\partial W^{{({l})}}_{{{slot('_i')},{slot('_j')}}}}} = "
         rf"\delta^{{({l})}}_{{{slot('_i')}}}\, {tex_names[l - 1]}_{{{slot('_j')}}} = "
-        rf"{slot('pick-delta')} \times {slot('pick-input')} = {slot('pick-slope')}",
+        rf"{slot('delta')} \times {slot('input')} = {slot('slope')}",
         "∂L/∂{weight} = δ × {layer} = {delta} × {input} = {slope}",
-        fills=("_i", "_j", "pick-delta", "pick-input", "pick-slope")) for l in range(1, depth + 1)}
+        fills=("_i", "_j", "delta", "input", "slope")) for l in range(1, depth + 1)}
     return {
         "explorer": "blame",
         "picks": picks,

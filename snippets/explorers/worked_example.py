@@ -102,8 +102,9 @@ def _recorded():
     return topo_order(loss), graph, page
 
 
-def _term(tensors, graph, child: int, parent: int) -> dict:
-    """The rule for one edge: downstream gradient of `child` × its local derivative = contribution."""
+def _term(tensors, graph, child: int, parent: int) -> tuple[dict, np.ndarray]:
+    """The rule for one edge: downstream gradient of `child` × its local derivative = contribution (the
+    exported rule, and the contribution as culpa's backward computed it)."""
     node, tensor = graph["nodes"][child], tensors[child]
     k = node["parents"].index(parent)
     out_shape, parent_shape = tensor.data.shape, tensors[parent].data.shape
@@ -139,7 +140,7 @@ def _term(tensors, graph, child: int, parent: int) -> dict:
         "code": op_code(_method(node["op"]), k),
         "rule": _rule_tex(names, NODES[parent][1], node["op"], k, combine, local_symbol),
         "math": _numbers_tex(downstream, local, contribution, combine),
-    }
+    }, contribution
 
 
 def _said(name: str) -> str:
@@ -196,11 +197,11 @@ def export() -> dict:
     root = graph["backward_order"][0]
     for node_id in graph["backward_order"]:
         node = nodes[node_id]
-        terms = [_term(tensors, graph, child, node_id) for child in consumers[node_id]
+        rules = [_term(tensors, graph, child, node_id) for child in consumers[node_id]
                  if nodes[child]["requires_grad"]]
-        steps.append({"phase": "backward", "node": node_id, "seed": node_id == root, "terms": terms,
-                      "grad": numbers(node["grad"]),
-                      "math": _total_tex(node_id, terms, tensors, graph, node["grad"])})
+        steps.append({"phase": "backward", "node": node_id, "seed": node_id == root,
+                      "terms": [term for term, _ in rules], "grad": numbers(node["grad"]),
+                      "math": _total_tex(node_id, [c for _, c in rules], node["grad"])})
     total = len(steps)
     for i, step in enumerate(steps, start=1):
         step["n"], step["total"] = str(i), str(total)
@@ -221,24 +222,20 @@ def export() -> dict:
     }
 
 
-def _total_tex(node_id: int, terms: list, tensors, graph, grad) -> dict:
+def _total_tex(node_id: int, contributions: list, grad) -> dict:
     """∂L/∂node = its gradient; for a node used twice, the sum of the two contributions first."""
     name = NODES[node_id][1]
-    head = rf"\frac{{\partial L}}{{\partial {TEX[name]}}} = "
     g, slots = quantity("grad", grad)
-    parts, say_parts = [], []
-    if len(terms) > 1:
-        for i, term in enumerate(terms):
-            child = graph["nodes"][term["child"]]
-            k = child["parents"].index(node_id)
-            contribution = tensors[term["child"]]._backward(np.asarray(child["grad"]))[k]
-            tex, found = quantity(f"term{i}", contribution)
-            parts.append(tex)
-            slots.update(found)
-            say_parts.append(term["product"])
+    summed = contributions if len(contributions) > 1 else []
+    parts = []
+    for i, contribution in enumerate(summed):
+        tex, found = quantity(f"term{i}", contribution)
+        parts.append(tex)
+        slots.update(found)
+    head = rf"\frac{{\partial L}}{{\partial {TEX[name]}}} = "
     tex = head + (" + ".join(parts) + " = " if parts else "") + g
-    say = {lang: f"∂L/∂{_said(name)} = " + "".join(p[lang] + (" + " if i < len(say_parts) - 1 else " = ")
-                                            for i, p in enumerate(say_parts)) + numbers(grad)[lang]
+    say = {lang: f"∂L/∂{_said(name)} = "
+           + (" + ".join(numbers(c)[lang] for c in summed) + " = " if summed else "") + numbers(grad)[lang]
            for lang in ("pt", "en")}
     return formula(tex, say, slots)
 

@@ -29,20 +29,13 @@ if str(ROOT / "snippets") not in sys.path:
     sys.path.insert(0, str(ROOT / "snippets"))
 import explorers  # noqa: E402
 
+from support.pages import _load_hook  # noqa: E402
+
 PAGES = {"worked-example": "03-worked-example/", "nudge": "08-honest-habits/",
          "blame": "04-through-a-network/"}
 HOME = ""
 CASES = [(name, lang) for name in PAGES for lang in LANGS]
 IDS = [f"{name}-{lang}" for name, lang in CASES]
-
-
-def explorers_hook():
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("explorers_hook", ROOT / "docs" / "hooks" / "explorers.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 @pytest.fixture(scope="module")
@@ -393,7 +386,7 @@ def test_formulas_are_typeset_at_build_time_with_culpas_numbers_in_their_slots(b
 def test_the_served_data_is_culpas_export(served_site, exported, name):
     served = json.loads((served_site.dir / "assets" / "explorers" / "data" / f"{name}.json").read_text())
     served.pop("key")
-    typeset = explorers_hook().typeset(name, json.loads(explorers.to_json(exported[name])))
+    typeset = _load_hook("explorers").typeset(name, json.loads(explorers.to_json(exported[name])))
     assert served == json.loads(explorers.to_json(typeset)), f"{name}: the site serves stale data"
 
 

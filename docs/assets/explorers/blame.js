@@ -79,7 +79,7 @@
     }
     function slopeText() {
       var w = state.weight, l = w[0], i = w[1], j = w[2];
-      return { weight: data.weight_names[l][i][j], delta: layers[l].delta[i][lang],
+      return { _i: i, _j: j, weight: data.weight_names[l][i][j], delta: layers[l].delta[i][lang],
                input: layers[l - 1].a[j][lang], slope: data.weights[l][i][j][lang], layer: data.layer_names[l - 1] };
     }
     function announcement(step) {
@@ -130,9 +130,7 @@
       select.value = w.join(",");
       var s = slopeText();
       if (reached(w[0])) {
-        slope.replaceChildren(math(data.picks[w[0]], { _i: w[1], _j: w[2], "pick-delta": s.delta,
-          "pick-input": s.input, "pick-slope": s.slope, weight: s.weight, layer: s.layer, delta: s.delta,
-          input: s.input, slope: s.slope }, "xp-total"));
+        slope.replaceChildren(math(data.picks[w[0]], s, "xp-total"));
       } else {
         slope.replaceChildren(el("p", {}, [fill(t.pickWait, { weight: s.weight })]));
       }
