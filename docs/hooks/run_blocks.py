@@ -7,6 +7,14 @@ reason, which the page then shows instead of a Run button. The ```text block tha
 `<!--pytest-codeblocks:expected-output-->` gets the class `run-expected` and the label "Saída"/"Output"
 (CSS draws it, so it is neither copied nor pasted with the output).
 
+Each block's bar is in the HTML (RUN_BAR: Run, Stop and Reset, or why the block does not run here, and
+the `<output>` a run prints into), right after the block or after its annotation list (Material turns an
+`<ol>` right after a code block into the block's annotations, looking at the block's next sibling). Built
+into the page, the bars cost the phone nothing when it loads it: inserted by the script they restyled the
+whole article once (a node added to `.md-typeset` invalidates all of it through Material's
+`.md-typeset table:not([class]) + *`), a long task of its own on Lighthouse's phone. Without JavaScript
+they are not shown (assets/run/run.css), and search leaves them out (data-search-exclude).
+
 A page with runnable blocks gets one JSON blob (`<script type="application/json" id="run-config">`): the
 code of each block exactly as the page shows it, the strings of the page's language and the name of culpa's
 wheel. assets/run/run.js (deferred, a few kB) reads it; nothing of Pyodide is fetched until the first Run,
@@ -161,11 +169,63 @@ def _wheel_hook():
     return module
 
 
+OL_TAG = re.compile(r"<(/?)ol\b[^>]*>")
+LEADING_OL = re.compile(r"\s*<ol\b")
+
+
+def run_bar(k: int, block: dict, lang: str) -> str:
+    """The bar under block k (and the <output> a run prints into): what assets/run/run.js wires up."""
+    s = STRINGS[lang]
+    esc = html.escape
+    if block["skip"]:
+        why = esc(s["skip"].format(reason=block["skip"]))
+        bar = f'<div class="run-bar" data-run-bar="{k}" data-search-exclude>'
+        return f'{bar}<p class="run-skip">{why}</p></div>'
+    limit = ""
+    if block.get("limit"):
+        limit = f'<p class="run-skip">{esc(s["limit"].format(reason=block["limit"]))}</p>'
+    button = ('<button type="button" class="md-button run-button{cls}" data-run="{what}"{attrs}>'
+              "{label}</button>")
+    buttons = (
+        button.format(cls=" md-button--primary", what="run", attrs="", label=esc(s["run"]))
+        + button.format(cls="", what="stop", attrs=" hidden", label=esc(s["stop"]))
+        + button.format(cls="", what="reset", attrs=f' disabled title="{esc(s["resetTitle"])}"',
+                        label=esc(s["reset"]))
+    )
+    return (
+        f'<div class="run-bar" data-run-bar="{k}" data-search-exclude>{buttons}{limit}</div>'
+        f'<output class="run-output" data-run-output="{k}" data-search-exclude hidden aria-live="polite" '
+        f'aria-label="{esc(s["output"])}"></output>'
+    )
+
+
+def after_annotations(content: str, end: int) -> int:
+    """Where a block's bar goes: right after the block that ends at `end`, or after its annotation list."""
+    if not LEADING_OL.match(content, end):
+        return end
+    depth = 0
+    for m in OL_TAG.finditer(content, end):
+        depth += -1 if m.group(1) else 1
+        if depth == 0:
+            return m.end()
+    raise PluginError(f"docs/hooks/run_blocks.py: an <ol> after a code block is not closed: "
+                      f"{content[end:end + 80]!r}")
+
+
+def _apply(content: str, edits: list[tuple[int, int, str]]) -> str:
+    """content with each (start, end, text) edit made: content[start:end] becomes text."""
+    out, pos = [], 0
+    for start, end, text in sorted(edits, key=lambda e: e[:2]):
+        out += [content[pos:start], text]
+        pos = end
+    out.append(content[pos:])
+    return "".join(out)
+
+
 def mark_markdown_page(content: str, lang: str) -> tuple[str, list[dict]]:
     blocks: list[dict] = []
+    edits: list[tuple[int, int, str]] = []
     mark = None
-    out = []
-    pos = 0
     for m in TOKEN.finditer(content):
         if m.group("mark"):
             mark = m.group("mark")
@@ -182,18 +242,18 @@ def mark_markdown_page(content: str, lang: str) -> tuple[str, list[dict]]:
             limit = next((why[lang] for pattern, why in BROWSER_LIMITS if pattern.search(code)), None)
             blocks.append({"code": code, "skip": reason, "limit": limit})
             attrs = f' data-run-block="{k}"' + (f' data-run-skip="{html.escape(reason)}"' if reason else "")
+            at = after_annotations(content, m.end())
+            edits.append((at, at, run_bar(k, blocks[-1], lang)))
         elif mark and "expected-output" in mark and blocks:
             label = html.escape(STRINGS[lang]["expected"])
             attrs = f' data-run-expected="{len(blocks) - 1}" data-label="{label}"'
         mark = None
         if attrs:
-            start = m.start() + len(f'<div class="language-{lang_of_block} highlight"')
+            opening = f'<div class="language-{lang_of_block} highlight"'
             cls_extra = " run-expected" if "data-run-expected" in attrs else ""
-            out.append(content[pos : m.start()])
-            out.append(f'<div class="language-{lang_of_block} highlight{cls_extra}"{attrs}')
-            pos = start
-    out.append(content[pos:])
-    return "".join(out), blocks
+            edits.append((m.start(), m.start() + len(opening),
+                          f'<div class="language-{lang_of_block} highlight{cls_extra}"{attrs}'))
+    return _apply(content, edits), blocks
 
 
 def mark_lab_page(content: str, lang: str) -> tuple[str, list[dict]]:
@@ -209,9 +269,8 @@ def mark_lab_page(content: str, lang: str) -> tuple[str, list[dict]]:
         blocks.append({"code": code, "skip": reason, "lab": True})
         attrs = f' data-run-block="{k}"' + (f' data-run-skip="{html.escape(reason)}"' if reason else "")
         start = m.start("hl") + len(m.group("hl")) + 1  # after the closing quote of class="..."
-        out.append(content[pos:start])
-        out.append(attrs)
-        pos = start
+        out += [content[pos:start], attrs, content[start:m.end()], run_bar(k, blocks[-1], lang)]
+        pos = m.end()
     out.append(content[pos:])
     return "".join(out), blocks
 

@@ -4,7 +4,9 @@
   drawn and usable;
 - the light/dark toggle still switches the palette, and under prefers-reduced-motion the switch is
   instant (Material's rule, kept active there);
-- <html> carries Material's js classes once the page runs, and no-js without JavaScript.
+- <html> carries Material's js classes once the page runs, and no-js without JavaScript;
+- the page has one <meta name="color-scheme">, which says the palette the reader sees, on load and after
+  a switch of light/dark.
 """
 
 from __future__ import annotations
@@ -73,3 +75,26 @@ def test_html_has_materials_classes_with_javascript_and_no_js_without(browser, s
         finally:
             context.close()
         assert expected <= classes and ("no-js" in classes) != enabled, f"JavaScript {enabled}: {classes}"
+
+
+SCHEME = """() => ({
+  metas: [...document.querySelectorAll('meta[name="color-scheme"]')].map((m) => m.content),
+  header: getComputedStyle(document.querySelector('[data-md-component=header]')).colorScheme,
+})"""
+
+
+@pytest.mark.parametrize("preferred", ["light", "dark"])
+def test_one_color_scheme_meta_says_the_palette_shown(browser, served_site, preferred):
+    context, tab = open_page(browser, served_site, color_scheme=preferred)
+    try:
+        loaded = tab.evaluate(SCHEME)
+        tab.locator("form[data-md-component=palette] label:not([hidden])").first.click()
+        tab.wait_for_function(f"getComputedStyle(document.querySelector('[data-md-component=header]'))"
+                              f".colorScheme !== {loaded['header']!r}")
+        tab.wait_for_timeout(100)  # Material writes the meta on the next frame
+        switched = tab.evaluate(SCHEME)
+    finally:
+        context.close()
+    assert loaded["header"] == preferred, f"the page did not open in the {preferred} palette: {loaded}"
+    for when, seen in (("on load", loaded), ("after the switch", switched)):
+        assert seen["metas"] == [seen["header"]], f"{preferred}, {when}: color-scheme metas {seen}"

@@ -1,6 +1,7 @@
 /* Run in the page: Run, Stop and Reset on every Python block, the code editable in place.
  *
- * docs/hooks/run_blocks.py marks each Python block (data-run-block="K", in page order) and writes the page's
+ * docs/hooks/run_blocks.py marks each Python block (data-run-block="K", in page order), puts its bar (Run,
+ * Stop, Reset: data-run-bar="K") and its <output> (data-run-output="K") under it, and writes the page's
  * blocks and strings (its language) into <script id="run-config">. Nothing of Python is fetched until the
  * first Run: then worker.js starts in a Web Worker and loads Pyodide, numpy and culpa from this site.
  * A page's blocks share one interpreter, in page order: Run on block K first runs the earlier blocks that
@@ -169,15 +170,6 @@
     block.output.append(span);
   }
 
-  function button(label, onClick, extra) {
-    const b = document.createElement("button");
-    b.type = "button";
-    b.className = "md-button run-button " + (extra || "");
-    b.textContent = label;
-    b.addEventListener("click", onClick);
-    return b;
-  }
-
   function render() {
     for (const block of blocks) {
       if (!block.buttons) continue;
@@ -185,36 +177,21 @@
       block.buttons.run.disabled = state.busy !== null;
       block.buttons.stop.hidden = !running;
       block.buttons.reset.disabled = !block.edited;
-      block.box.dataset.running = running ? "1" : "";
+      if ((block.box.dataset.running || "") !== (running ? "1" : "")) block.box.dataset.running = running ? "1" : "";
     }
   }
 
+  // The bar under each block and its <output> are in the page (docs/hooks/run_blocks.py): set up, nothing
+  // is added to the article, which would restyle all of it while the page loads.
   function setUp(box) {
     const index = Number(box.dataset.runBlock);
     const spec = page.blocks[index];
     const code = box.querySelector("code") || box.querySelector("pre"); // a lab's cell has no <code>
     const block = { index, spec, box, code, edited: false };
     blocks.push(block);
-    const bar = document.createElement("div");
-    bar.className = "run-bar";
-    // Material turns an <ol> right after a code block into the block's annotations, looking at the block's
-    // next sibling when it sets the block up (after this script): the bar goes after that list.
-    const list = box.nextElementSibling && box.nextElementSibling.tagName === "OL" ? box.nextElementSibling : null;
-    const place = list || box;
-    const output = document.createElement("output");
-    output.className = "run-output";
-    output.hidden = true;
-    output.setAttribute("aria-live", "polite");
-    output.setAttribute("aria-label", S.output);
-    block.output = output;
-    if (spec.skip) {
-      const why = document.createElement("p");
-      why.className = "run-skip";
-      why.textContent = fmt(S.skip, { reason: spec.skip });
-      bar.append(why);
-      place.after(bar);
-      return;
-    }
+    block.output = document.querySelector(`[data-run-output="${index}"]`);
+    if (spec.skip) return;
+    const bar = document.querySelector(`[data-run-bar="${index}"]`);
     const label = fmt(S.label, { n: index + 1 });
     code.setAttribute("contenteditable", "plaintext-only");
     code.setAttribute("spellcheck", "false");
@@ -234,24 +211,15 @@
         run(block);
       }
     });
-    block.buttons = {
-      run: button(S.run, () => run(block), "md-button--primary"),
-      stop: button(S.stop, stop),
-      reset: button(S.reset, () => {
-        if (block.edited) code.innerHTML = block.original;
-        block.edited = false;
-        render();
-      }),
-    };
-    block.buttons.reset.title = S.resetTitle;
-    bar.append(block.buttons.run, block.buttons.stop, block.buttons.reset);
-    if (spec.limit) {
-      const limit = document.createElement("p");
-      limit.className = "run-skip";
-      limit.textContent = fmt(S.limit, { reason: spec.limit });
-      bar.append(limit);
-    }
-    place.after(bar, output);
+    const button = (what) => bar.querySelector(`[data-run="${what}"]`);
+    block.buttons = { run: button("run"), stop: button("stop"), reset: button("reset") };
+    block.buttons.run.addEventListener("click", () => run(block));
+    block.buttons.stop.addEventListener("click", stop);
+    block.buttons.reset.addEventListener("click", () => {
+      if (block.edited) code.innerHTML = block.original;
+      block.edited = false;
+      render();
+    });
   }
 
   document.querySelectorAll("[data-run-block]").forEach(setUp);
