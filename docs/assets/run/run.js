@@ -171,18 +171,32 @@
   }
 
   function render() {
+    // only what changes is written: a write of the same value still restyles the button
+    const set = (el, key, value) => el[key] !== value && (el[key] = value);
     for (const block of blocks) {
       if (!block.buttons) continue;
       const running = state.busy === block.index;
-      block.buttons.run.disabled = state.busy !== null;
-      block.buttons.stop.hidden = !running;
-      block.buttons.reset.disabled = !block.edited;
+      set(block.buttons.run, "disabled", state.busy !== null);
+      set(block.buttons.stop, "hidden", !running);
+      set(block.buttons.reset, "disabled", !block.edited);
       if ((block.box.dataset.running || "") !== (running ? "1" : "")) block.box.dataset.running = running ? "1" : "";
     }
   }
 
   // The bar under each block and its <output> are in the page (docs/hooks/run_blocks.py): set up, nothing
-  // is added to the article, which would restyle all of it while the page loads.
+  // is added to the article, which would restyle all of it while the page loads. Making a block's code
+  // editable restyles every token of it (contenteditable is inherited, and role is in Material's
+  // `[role="dialog"] ...` selectors): done a block at a time when the browser is idle, not while
+  // Material's script starts, where it was most of the longest task of a chapter page's load on a phone.
+  const editable = []; // blocks in page order
+  const whenIdle = (f) => (window.requestIdleCallback ? requestIdleCallback(f, { timeout: 1000 }) : setTimeout(f, 50));
+  function makeEditable() {
+    const block = editable.shift();
+    if (!block) return;
+    if (block.makeEditable) block.makeEditable();
+    whenIdle(makeEditable);
+  }
+
   function setUp(box) {
     const index = Number(box.dataset.runBlock);
     const spec = page.blocks[index];
@@ -192,12 +206,16 @@
     block.output = document.querySelector(`[data-run-output="${index}"]`);
     if (spec.skip) return;
     const bar = document.querySelector(`[data-run-bar="${index}"]`);
-    const label = fmt(S.label, { n: index + 1 });
-    code.setAttribute("contenteditable", "plaintext-only");
-    code.setAttribute("spellcheck", "false");
-    code.setAttribute("role", "textbox");
-    code.setAttribute("aria-multiline", "true");
-    code.setAttribute("aria-label", `${label}. ${S.edit}`);
+    block.makeEditable = () => {
+      block.makeEditable = null;
+      code.setAttribute("contenteditable", "plaintext-only");
+      code.setAttribute("spellcheck", "false");
+      code.setAttribute("role", "textbox");
+      code.setAttribute("aria-multiline", "true");
+      code.setAttribute("aria-label", `${fmt(S.label, { n: index + 1 })}. ${S.edit}`);
+    };
+    editable.push(block);
+    box.addEventListener("pointerdown", () => block.makeEditable && block.makeEditable()); // a reader who is quicker
     code.addEventListener("beforeinput", () => {
       if (!block.edited) block.original = code.innerHTML;
     });
@@ -225,4 +243,5 @@
   document.querySelectorAll("[data-run-block]").forEach(setUp);
   blocks.sort((a, b) => a.index - b.index);
   render();
+  whenIdle(makeEditable);
 })();
