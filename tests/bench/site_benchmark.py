@@ -6,8 +6,11 @@
    (no .cache/), a warm rebuild after editing one page, and `mkdocs serve`'s reload: the time from saving
    an edit to the served page showing it.
 2. The site, built for the local server, and the floor built in the same run: a plain Material page of
-   page 02's prose (no hooks, no math, no plugins but search), both served by Debian's nginx with gzip
-   as GitHub Pages serves them (a temporary nginx.conf, 127.0.0.1 only).
+   page 02's prose (no hooks, no math, no plugins but search), both served by Debian's nginx as GitHub
+   Pages serves them: HTTPS and HTTP/2, gzip (a temporary nginx.conf, 127.0.0.1 only, and a self-signed
+   certificate made with openssl for the run, which the measuring Chromium is told to accept). Over plain
+   HTTP/1.1 Chromium opens at most six connections to the site and Lighthouse's simulation queues a page's
+   dozen first requests behind them, which GitHub Pages' readers never see.
 3. Lighthouse 12.2.3 (npm; installed on the first run into .cache/lighthouse/) with Debian's chromium,
    mobile preset and simulated throttling, on every page type in both languages (home, a math-heavy
    chapter page, a lab, the 404), interleaved with the floor in each round; medians over --runs.
@@ -24,6 +27,7 @@ import os
 import shutil
 import signal
 import socket
+import ssl
 import statistics
 import subprocess
 import sys
@@ -166,10 +170,26 @@ def build_floor(work: Path, site_url: str) -> Path:
 # ---- serving and measuring ------------------------------------------------------------------------------
 
 
+def origin(port: int) -> str:
+    return f"https://127.0.0.1:{port}"
+
+
+def certificate(work: Path) -> tuple[Path, Path]:
+    cert, key = work / "cert.pem", work / "key.pem"
+    if not cert.exists():
+        subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key),
+                        "-out", str(cert), "-days", "2", "-subj", "/CN=127.0.0.1",
+                        "-addext", "subjectAltName=IP:127.0.0.1"], check=True, capture_output=True)
+    return cert, key
+
+
 def nginx(work: Path, roots: dict[int, Path]) -> subprocess.Popen:
+    cert, key = certificate(work)
     servers = "\n".join(f"""
     server {{
-        listen 127.0.0.1:{port};
+        listen 127.0.0.1:{port} ssl http2;
+        ssl_certificate {cert};
+        ssl_certificate_key {key};
         root {root};
         error_page 404 /404.html;
     }}""" for port, root in roots.items())
@@ -198,10 +218,11 @@ def nginx(work: Path, roots: dict[int, Path]) -> subprocess.Popen:
         """), encoding="utf-8")
     (work / "tmp").mkdir(exist_ok=True)
     proc = subprocess.Popen([NGINX, "-c", str(conf), "-p", str(work)], start_new_session=True)
+    unverified = ssl._create_unverified_context()  # the run's own self-signed certificate
     for port in roots:
         for _ in range(100):
             try:
-                urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=1).close()
+                urllib.request.urlopen(f"{origin(port)}/", timeout=1, context=unverified).close()
                 break
             except OSError:
                 time.sleep(0.1)
@@ -225,7 +246,8 @@ def lighthouse(url: str, out: Path) -> dict:
     env = dict(os.environ, CHROME_PATH=CHROME)
     proc = subprocess.run([str(lighthouse_bin()), url, "--output=json", f"--output-path={out}", "--quiet",
                            "--only-categories=performance,accessibility,best-practices",
-                           "--chrome-flags=--headless=new --no-sandbox --disable-gpu"],
+                           "--chrome-flags=--headless=new --no-sandbox --disable-gpu "
+                           "--ignore-certificate-errors"],
                           env=env, capture_output=True, text=True, timeout=300)
     if proc.returncode or not out.exists():
         sys.exit(f"lighthouse failed on {url}:\n{proc.stderr[-3000:]}")
@@ -255,9 +277,8 @@ def summary(runs: list[dict]) -> dict:
         return statistics.median(r[key] for r in runs)
 
     def span(key, fmt):
-        values = sorted(r[key] for r in runs)
-        return fmt(values[0]) if values[0] == values[-1] or len(values) == 1 else \
-            f"{fmt(values[0])}–{fmt(values[-1])}"
+        low, high = (fmt(v) for v in (min(r[key] for r in runs), max(r[key] for r in runs)))
+        return low if low == high else f"{low}–{high}"
 
     failing = sorted({f"{c}: {a}" for r in runs for c, ids in r["failing"].items() for a in ids})
     return {"performance": span("performance", lambda v: f"{v:.2f}"),
@@ -272,9 +293,9 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=1, help="Lighthouse rounds (every page and the floor)")
     parser.add_argument("--no-build-times", action="store_true", help="skip the cold/warm/serve timings")
     args = parser.parse_args()
-    for tool in (CHROME, NGINX):
+    for tool in (CHROME, NGINX, shutil.which("openssl") or "/usr/bin/openssl"):
         if not Path(tool).exists():
-            sys.exit(f"{tool} is missing: apt-get install chromium nginx-light")
+            sys.exit(f"{tool} is missing: apt-get install chromium nginx-light openssl")
 
     with tempfile.TemporaryDirectory(prefix="site-bench-") as tmp:
         work = Path(tmp)
@@ -282,15 +303,15 @@ def main() -> None:
         times = {} if args.no_build_times else build_times(work)
         site_port, floor_port = free_port(), free_port()
         site = work / "site"
-        mkdocs(copy_project(work / "project", with_cache=True), site, f"http://127.0.0.1:{site_port}/")
-        floor = build_floor(work, f"http://127.0.0.1:{floor_port}/")
+        mkdocs(copy_project(work / "project", with_cache=True), site, f"{origin(site_port)}/")
+        floor = build_floor(work, f"{origin(floor_port)}/")
         server = nginx(work, {site_port: site, floor_port: floor})
         try:
             results: dict[str, list[dict]] = {}
-            targets = [("floor: plain Material page, prose of 02 (pt)", f"http://127.0.0.1:{floor_port}/")]
+            targets = [("floor: plain Material page, prose of 02 (pt)", f"{origin(floor_port)}/")]
             for kind, path in PAGES.items():
                 for lang, prefix in LANG_PREFIX.items():
-                    targets.append((f"{kind} ({lang})", f"http://127.0.0.1:{site_port}/{prefix}{path}"))
+                    targets.append((f"{kind} ({lang})", f"{origin(site_port)}/{prefix}{path}"))
             for round_ in range(args.runs):
                 for n, (name, url) in enumerate(targets):
                     print(f"round {round_ + 1}/{args.runs}: {name}", file=sys.stderr, flush=True)
@@ -300,7 +321,7 @@ def main() -> None:
             server.wait(timeout=30)
 
     load = os.getloadavg()[0]
-    print(f"\nLighthouse {LIGHTHOUSE_VERSION}, mobile, simulated throttling; nginx with gzip; "
+    print(f"\nLighthouse {LIGHTHOUSE_VERSION}, mobile, simulated throttling; nginx, HTTPS + HTTP/2, gzip; "
           f"{args.runs} run(s), load average {load:.1f} on {os.cpu_count()} cores\n")
     print("| page | performance | accessibility | best practices | total blocking time | CLS | LCP | "
           "transferred |")
