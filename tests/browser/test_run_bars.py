@@ -1,7 +1,8 @@
 """Run in the page, as a reader meets it before pressing Run: the bars the build put in the page.
 
 - with JavaScript, each runnable block's code becomes editable (contenteditable, role textbox, a name)
-  soon after the page has loaded, and its bar's Run follows it in the keyboard's order;
+  soon after the page has loaded, its bar's Run follows it in the keyboard's order, and no output box is
+  drawn before a Run prints into it;
 - without JavaScript, no bar, no output and no editable code: nothing would run them.
 (Running, editing, Reset and Stop: tests/browser/test_run_in_page.py.)
 """
@@ -48,6 +49,7 @@ def test_code_becomes_editable_and_tab_goes_from_code_to_run(browser, served_sit
           .every((box) => (box.querySelector('code') || box.querySelector('pre')).isContentEditable)""",
                               timeout=10_000)
         blocks = tab.evaluate(STATE)
+        outputs_shown = tab.locator(".run-output:visible").count()  # nothing has run yet
         # keyboard: focus the first block's code, Tab leaves it for its bar's Run (no annotation in between
         # takes the focus away from the code for good: Material's annotation buttons come first)
         code = tab.locator('[data-run-block="0"] code')
@@ -65,6 +67,7 @@ def test_code_becomes_editable_and_tab_goes_from_code_to_run(browser, served_sit
     for b in blocks:
         assert b["editable"] == "plaintext-only" and b["role"] == "textbox", f"{PAGES[lang]} block {b}"
         assert b["label"].strip() and b["bar"] != "none" and b["run"] == RUN[lang], f"{PAGES[lang]} block {b}"
+    assert outputs_shown == 0, f"{PAGES[lang]}: {outputs_shown} empty outputs drawn before any Run"
     assert focused_run == "0", f"{PAGES[lang]}: Tab from block 0's code went through {names}, not to its Run"
 
 

@@ -423,7 +423,8 @@ async def visit_all(
 
 
 class _ArticleWords(HTMLParser):
-    """The words of a built page's article, outside code and formulas."""
+    """The words of a built page's article that search indexes: outside code, formulas and whatever is
+    marked data-search-exclude (the Run bars' notes, for one)."""
 
     TEX = re.compile(r"\$\$.*?\$\$|\$[^$]*\$|\\[A-Za-z]+", re.S)
     SKIP_TAGS = {"pre", "code", "script", "style", "clipboard-copy"}
@@ -454,7 +455,8 @@ class _ArticleWords(HTMLParser):
             return
         article, skipped = self.stack[-1][1:] if self.stack else (False, False)
         classes = (dict(attrs).get("class") or "").split()
-        skip = tag in self.SKIP_TAGS or bool(self.SKIP_CLASSES & set(classes))
+        skip = (tag in self.SKIP_TAGS or bool(self.SKIP_CLASSES & set(classes))
+                or "data-search-exclude" in dict(attrs))
         self.stack.append((tag, article or tag == "article", skipped or skip))
 
     def handle_endtag(self, tag):
