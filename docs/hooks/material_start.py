@@ -1,8 +1,8 @@
 """What Material's script costs on every page load, made smaller without changing what a reader sees.
 
-On a phone most of a chapter page's blocking time is style recalculation that Material's script forces
-while it starts; each one restyles every element the browser draws. Two of them exist only because of a
-single selector, and a third because of a class on <html>:
+On a phone most of a chapter page's blocking time was style recalculation that Material's script forces
+while it starts; each one restyled every element the browser draws. Two came from a single selector, one
+from a class on <html>, two from a <meta>:
 
 - The palette switch. On load (and on every switch of light/dark) Material sets `data-md-color-switching`
   on <body>, reads the header's computed style, and removes the attribute a frame later; its stylesheet
@@ -19,7 +19,6 @@ single selector, and a third because of a class on <html>:
 - `no-js` becomes `js js-focus-visible` (the classes Material's script and its focus-visible polyfill put
   on <html>) in a line of script at the top of <body> (docs/overrides/main.html), before anything is
   drawn, instead of after the whole page has been styled. Without JavaScript the class stays `no-js`.
-
 - The page's colour scheme. Material's script appends `<meta name="color-scheme">` to <head> and then
   writes the header's `color-scheme` into it; each change of that element makes the browser restyle the
   whole page (Blink re-reads the page's colour schemes and treats it as a change of the platform's colours,
@@ -81,14 +80,14 @@ def rewrite(site_dir: Path) -> None:
     if not styles.is_dir():
         return  # a language built into a folder of the site (en/) uses the root's stylesheets
     rewrite_script(site_dir / "assets" / "javascripts")
-    palettes = [_one(styles, "palette.*.min.css")]
-    palette = palettes[0].read_text(encoding="utf-8")
+    stylesheet = _one(styles, "palette.*.min.css")
+    palette = stylesheet.read_text(encoding="utf-8")
     if REDUCED in palette:
         return  # this build's other language did it already
     if palette.count(SWITCHING) != 1:
-        raise PluginError(f"material_start: {palettes[0].name} no longer has Material's palette-switch rule "
+        raise PluginError(f"material_start: {stylesheet.name} no longer has Material's palette-switch rule "
                           f"{SWITCHING!r} once; see docs/hooks/material_start.py")
-    palettes[0].write_text(palette.replace(SWITCHING, REDUCED), encoding="utf-8")
+    stylesheet.write_text(palette.replace(SWITCHING, REDUCED), encoding="utf-8")
 
 
 def on_post_build(config):

@@ -7,8 +7,8 @@ reason, which the page then shows instead of a Run button. The ```text block tha
 `<!--pytest-codeblocks:expected-output-->` gets the class `run-expected` and the label "Saída"/"Output"
 (CSS draws it, so it is neither copied nor pasted with the output).
 
-Each block's bar is in the HTML (RUN_BAR: Run, Stop and Reset, or why the block does not run here, and
-the `<output>` a run prints into), right after the block or after its annotation list (Material turns an
+Each block's bar is in the HTML (run_bar(): Run, Stop and Reset, or why the block does not run here,
+and the `<output>` a run prints into), right after the block or after its annotation list (Material turns an
 `<ol>` right after a code block into the block's annotations, looking at the block's next sibling). Built
 into the page, the bars cost the phone nothing when it loads it: inserted by the script they restyled the
 whole article once (a node added to `.md-typeset` invalidates all of it through Material's
@@ -177,10 +177,9 @@ def run_bar(k: int, block: dict, lang: str) -> str:
     """The bar under block k (and the <output> a run prints into): what assets/run/run.js wires up."""
     s = STRINGS[lang]
     esc = html.escape
+    bar = f'<div class="run-bar" data-run-bar="{k}" data-search-exclude>'
     if block["skip"]:
-        why = esc(s["skip"].format(reason=block["skip"]))
-        bar = f'<div class="run-bar" data-run-bar="{k}" data-search-exclude>'
-        return f'{bar}<p class="run-skip">{why}</p></div>'
+        return f'{bar}<p class="run-skip">{esc(s["skip"].format(reason=block["skip"]))}</p></div>'
     limit = ""
     if block.get("limit"):
         limit = f'<p class="run-skip">{esc(s["limit"].format(reason=block["limit"]))}</p>'
@@ -193,7 +192,7 @@ def run_bar(k: int, block: dict, lang: str) -> str:
                         label=esc(s["reset"]))
     )
     return (
-        f'<div class="run-bar" data-run-bar="{k}" data-search-exclude>{buttons}{limit}</div>'
+        f"{bar}{buttons}{limit}</div>"
         f'<output class="run-output" data-run-output="{k}" data-search-exclude hidden aria-live="polite" '
         f'aria-label="{esc(s["output"])}"></output>'
     )
@@ -258,8 +257,7 @@ def mark_markdown_page(content: str, lang: str) -> tuple[str, list[dict]]:
 
 def mark_lab_page(content: str, lang: str) -> tuple[str, list[dict]]:
     blocks: list[dict] = []
-    out = []
-    pos = 0
+    edits: list[tuple[int, int, str]] = []
     for m in LAB_CELL.finditer(content):
         code = _code(m.group("body"))
         k = len(blocks)
@@ -269,10 +267,8 @@ def mark_lab_page(content: str, lang: str) -> tuple[str, list[dict]]:
         blocks.append({"code": code, "skip": reason, "lab": True})
         attrs = f' data-run-block="{k}"' + (f' data-run-skip="{html.escape(reason)}"' if reason else "")
         start = m.start("hl") + len(m.group("hl")) + 1  # after the closing quote of class="..."
-        out += [content[pos:start], attrs, content[start:m.end()], run_bar(k, blocks[-1], lang)]
-        pos = m.end()
-    out.append(content[pos:])
-    return "".join(out), blocks
+        edits += [(start, start, attrs), (m.end(), m.end(), run_bar(k, blocks[-1], lang))]
+    return _apply(content, edits), blocks
 
 
 def on_page_content(html_text, page, config, files):

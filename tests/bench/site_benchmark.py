@@ -42,6 +42,7 @@ LIGHTHOUSE_VERSION = "12.2.3"
 LIGHTHOUSE_DIR = ROOT / ".cache" / "lighthouse"
 CHROME = os.environ.get("CHROME_PATH", "/usr/bin/chromium")
 NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
+OPENSSL = shutil.which("openssl") or "/usr/bin/openssl"
 PAGES = {  # page type -> path under each language's root
     "home": "",
     "chapter 04 (85 formulas)": "04-through-a-network/",
@@ -177,7 +178,7 @@ def origin(port: int) -> str:
 def certificate(work: Path) -> tuple[Path, Path]:
     cert, key = work / "cert.pem", work / "key.pem"
     if not cert.exists():
-        subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key),
+        subprocess.run([OPENSSL, "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key),
                         "-out", str(cert), "-days", "2", "-subj", "/CN=127.0.0.1",
                         "-addext", "subjectAltName=IP:127.0.0.1"], check=True, capture_output=True)
     return cert, key
@@ -293,7 +294,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=1, help="Lighthouse rounds (every page and the floor)")
     parser.add_argument("--no-build-times", action="store_true", help="skip the cold/warm/serve timings")
     args = parser.parse_args()
-    for tool in (CHROME, NGINX, shutil.which("openssl") or "/usr/bin/openssl"):
+    for tool in (CHROME, NGINX, OPENSSL):
         if not Path(tool).exists():
             sys.exit(f"{tool} is missing: apt-get install chromium nginx-light openssl")
 

@@ -20,7 +20,17 @@ import sys
 
 import pytest
 from served import LANGS, ROOT
-from visiting import AXE, DESKTOP, NO_CHROMIUM, PHONE, SCREENSHOTS, find_chromium, in_ci, is_sitemap_prefetch
+from visiting import (
+    AXE,
+    DESKTOP,
+    LOCAL_ONLY,
+    NO_CHROMIUM,
+    PHONE,
+    SCREENSHOTS,
+    find_chromium,
+    in_ci,
+    is_sitemap_prefetch,
+)
 
 if find_chromium() is None and not in_ci():
     pytest.skip(f"browser tests skipped: {NO_CHROMIUM}", allow_module_level=True)
@@ -50,7 +60,7 @@ def url(site, lang, path):
 
 def open_page(browser, site, lang, path, size=DESKTOP, **options):
     context = browser.new_context(viewport=size, **options)
-    context.route(re.compile(r"^(?!http://127\.0\.0\.1).*"), lambda route: route.abort())
+    context.route(LOCAL_ONLY, lambda route: route.abort())
     tab = context.new_page()
     tab.errors = []
     tab.on("pageerror", lambda err: tab.errors.append(str(err)))

@@ -11,10 +11,8 @@
 
 from __future__ import annotations
 
-import re
-
 import pytest
-from visiting import NO_CHROMIUM, PHONE, find_chromium, in_ci
+from visiting import NO_CHROMIUM, PHONE, find_chromium, in_ci, open_local
 
 if find_chromium() is None and not in_ci():
     pytest.skip(f"browser tests skipped: {NO_CHROMIUM}", allow_module_level=True)
@@ -23,11 +21,7 @@ PAGE = "02-chain-rule/"
 
 
 def open_page(browser, site, **options):
-    context = browser.new_context(**options)
-    context.route(re.compile(r"^(?!http://127\.0\.0\.1).*"), lambda route: route.abort())
-    tab = context.new_page()
-    tab.goto(site.base + PAGE, wait_until="load")
-    return context, tab
+    return open_local(browser, site.base + PAGE, **options)
 
 
 def test_the_phone_drawer_opens_with_its_links_drawn(browser, served_site):

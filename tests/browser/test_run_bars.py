@@ -9,10 +9,8 @@
 
 from __future__ import annotations
 
-import re
-
 import pytest
-from visiting import NO_CHROMIUM, find_chromium, in_ci
+from visiting import NO_CHROMIUM, find_chromium, in_ci, open_local
 
 if find_chromium() is None and not in_ci():
     pytest.skip(f"browser tests skipped: {NO_CHROMIUM}", allow_module_level=True)
@@ -33,17 +31,9 @@ STATE = """() => [...document.querySelectorAll('[data-run-block]:not([data-run-s
 })"""
 
 
-def open_page(browser, site, path, **options):
-    context = browser.new_context(**options)
-    context.route(re.compile(r"^(?!http://127\.0\.0\.1).*"), lambda route: route.abort())
-    tab = context.new_page()
-    tab.goto(site.base + path, wait_until="load")
-    return context, tab
-
-
 @pytest.mark.parametrize("lang", ["pt", "en"])
 def test_code_becomes_editable_and_tab_goes_from_code_to_run(browser, served_site, lang):
-    context, tab = open_page(browser, served_site, PAGES[lang])
+    context, tab = open_local(browser, served_site.base + PAGES[lang])
     try:
         tab.wait_for_function("""() => [...document.querySelectorAll('[data-run-block]:not([data-run-skip])')]
           .every((box) => (box.querySelector('code') || box.querySelector('pre')).isContentEditable)""",
@@ -73,7 +63,7 @@ def test_code_becomes_editable_and_tab_goes_from_code_to_run(browser, served_sit
 
 @pytest.mark.parametrize("path", [PAGES["pt"], "labs/build-check-train/"])
 def test_without_javascript_no_bar_and_no_editable_code(browser, served_site, path):
-    context, tab = open_page(browser, served_site, path, java_script_enabled=False)
+    context, tab = open_local(browser, served_site.base + path, java_script_enabled=False)
     try:
         shown = tab.locator(".run-bar:visible, .run-output:visible").count()
         bars = tab.locator(".run-bar").count()

@@ -80,6 +80,19 @@ class Visit:
         return f"\n(driving the page failed at '{step}': {self.errors[step]})" if step in self.errors else ""
 
 
+LOCAL_ONLY = re.compile(r"^(?!http://127\.0\.0\.1).*")  # a request to any other host is aborted
+
+
+def open_local(browser, url: str, **options):
+    """A context of its own (options: viewport, color_scheme, java_script_enabled...) that reaches
+    127.0.0.1 only, and a tab of it with url loaded."""
+    context = browser.new_context(**options)
+    context.route(LOCAL_ONLY, lambda route: route.abort())
+    tab = context.new_page()
+    tab.goto(url, wait_until="load")
+    return context, tab
+
+
 def is_sitemap_prefetch(url: str) -> bool:
     # Material prefetches sitemap.xml under every alternate-language URL of the page; docs/hooks/alternates.py
     # writes one wherever it asks, so those requests must succeed like any other: nothing is ignored.
