@@ -281,3 +281,45 @@ def test_training_loss_falls_and_the_boundary_separates_the_moons(made):
     assert d["accuracy"] >= 0.95
     margin = np.asarray(d["margin"])
     assert (margin > 0).any() and (margin < 0).any()
+
+
+# ---- a timing figure names its machine in the caption, never in the drawing ----
+
+LONG_CPU = "Imaginary Semiconductor Hyperscale Processor Model 9000 X3D+"  # 60 characters
+
+
+def test_a_timing_figure_draws_the_same_whatever_the_cpu_is_called(made, modules):
+    """The CPU's name goes into the page's caption, where it wraps; the drawing must not depend on it, so
+    that a machine with a longer name (LONG_CPU) draws exactly the same figure."""
+    assert len(LONG_CPU) == 60
+    for name in sorted(MEASURED):
+        data = made[name].data
+        renamed = {**data, "machine": {"cpu": LONG_CPU, "cores": 64}}
+        for lang in LANGS:
+            texts = drawn_texts(modules[name], data, lang)
+            assert texts == drawn_texts(modules[name], renamed, lang), (
+                f"{name} ({lang}): the drawing changes with the CPU's name"
+            )
+            cpu = style.machine()[0]
+            assert not any(cpu in text for text in texts), f"{name} ({lang}) draws the CPU's name {cpu!r}"
+
+
+def test_the_caption_names_the_machine_in_the_pages_language():
+    from support.pages import _load_hook
+
+    figures_hook = _load_hook("figures")
+    assert figures_hook.machine_text("pt", (LONG_CPU, 2)) == f"{LONG_CPU}, 2 núcleos, 1 thread"
+    assert figures_hook.machine_text("en", (LONG_CPU, 2)) == f"{LONG_CPU}, 2 cores, 1 thread"
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_timing_captions_in_the_built_site_name_this_machine(built_site: Path, lang):
+    cpu, cores = style.machine()
+    prefix = "" if lang == "pt" else "en/"
+    for page in ("01-a-billion-knobs", "07-memory"):
+        html = (built_site / prefix / page / "index.html").read_text(encoding="utf-8")
+        captions = re.findall(r"<figcaption>(.*?)</figcaption>", html, re.S)
+        assert "@MACHINE@" not in html, f"{prefix}{page}: @MACHINE@ left unfilled"
+        assert any(cpu in c and str(cores) in c for c in captions), (
+            f"{prefix}{page}: no caption names the machine ({cpu}, {cores})"
+        )

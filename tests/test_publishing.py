@@ -174,3 +174,35 @@ def test_the_readme_says_how_the_site_is_published():
     section = re.search(r"^## Publishing\n(.*?)(?=^## |\Z)", text, re.M | re.S)
     assert section, "the README has no '## Publishing' section"
     assert ".github/workflows/pages.yml" in section.group(1)
+
+
+def test_the_workflow_installs_the_versions_that_were_tested():
+    """The Pages workflow runs in the Python .ci/run tests with (a pinned image), and pip installs exactly
+    the versions of .github/constraints.txt, which must satisfy pyproject.toml's requirements."""
+    import tomllib
+
+    from packaging.requirements import Requirement
+
+    build = workflow()["jobs"]["build"]
+    assert re.fullmatch(r"python:3\.11\.\d+-bookworm", build["container"]["image"].split()[0]), (
+        f"pin the workflow's image to a Python patch release: {build['container']['image']}"
+    )
+    constraints_path = build["env"].get("PIP_CONSTRAINT", "")
+    assert constraints_path == ".github/constraints.txt", "the workflow must install with PIP_CONSTRAINT"
+    pinned = {}
+    for line in (ROOT / constraints_path).read_text(encoding="utf-8").splitlines():
+        if line.strip() and not line.startswith("#"):
+            name, _, version = line.partition("==")
+            assert version, f"{constraints_path}: {line!r} is not name==version"
+            pinned[re.sub(r"[-_.]+", "-", name).lower()] = version
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    extras = project["optional-dependencies"]
+    for text in [*project["dependencies"], *extras["docs"], *extras["test"]]:
+        requirement = Requirement(text)
+        name = re.sub(r"[-_.]+", "-", requirement.name).lower()
+        if name == "culpa":
+            continue
+        assert name in pinned, f"{constraints_path} does not pin {requirement.name}"
+        assert requirement.specifier.contains(pinned[name]), (
+            f"{constraints_path} pins {requirement.name}=={pinned[name]}, outside pyproject's {requirement}"
+        )

@@ -144,3 +144,25 @@ def test_changing_culpa_or_a_lesson_redoes_what_depends_on_it(tmp_path):
             f"{lab}: its executed notebook {'changed' if notebook_changed else 'did not change'} but its "
             f"rendered HTML's cache key {'did' if render_changed else 'did not'}"
         )
+
+
+def test_a_published_build_with_a_loopback_install_url_fails_naming_the_page(tmp_path):
+    """CI=true, mkdocs.yml's default site_url and no repository URL: what the Pages workflow must never
+    publish. The strict build stops at the first page that shows the install or clone command."""
+    import os
+    import subprocess
+    import sys
+
+    from support.site import copy_project
+
+    project = copy_project(tmp_path / "project")
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("CULPA_LOCAL_BUILD", "SITE_URL", "CULPA_REPOSITORY_URL", "GITHUB_REPOSITORY")}
+    env.update(CI="true", NO_MKDOCS_2_WARNING="1")
+    proc = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir",
+                           str(tmp_path / "site")], cwd=project, env=env, capture_output=True, text=True,
+                          timeout=1200)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode != 0, f"a CI build for 127.0.0.1 was allowed:\n{out[-3000:]}"
+    assert re.search(r"the page \S+\.md would be published", out), out[-3000:]
+    assert "127.0.0.1" in out and "SITE_URL" in out and "CULPA_REPOSITORY_URL" in out, out[-3000:]

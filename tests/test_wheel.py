@@ -61,7 +61,7 @@ def test_the_wheel_is_culpa_as_pyproject_describes_it(wheel):
 
 def test_the_wheel_is_rebuilt_when_culpa_changes_and_only_then(tmp_path):
     project = tmp_path / "project"
-    for name in ("pyproject.toml", "README.md"):
+    for name in ("pyproject.toml",):
         (project / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(ROOT / name, project / name)
     shutil.copytree(PACKAGE, project / "snippets" / "culpa", ignore=shutil.ignore_patterns("__pycache__"))
@@ -76,3 +76,65 @@ def test_the_wheel_is_rebuilt_when_culpa_changes_and_only_then(tmp_path):
     second = wheel_hook.build_wheel(project, cache)
     assert second != first, "a changed culpa must give a new wheel"
     assert wheel_sources(second) == repository_sources(project / "snippets" / "culpa")
+
+
+def test_the_same_source_gives_the_same_wheel_bytes(tmp_path):
+    first = wheel_hook.build_wheel(ROOT, tmp_path / "a").read_bytes()
+    assert wheel_hook.build_wheel(ROOT, tmp_path / "b").read_bytes() == first
+
+
+def test_the_wheel_records_every_file_with_its_hash(wheel):
+    import base64
+    import hashlib
+
+    with zipfile.ZipFile(wheel) as z:
+        record_name = next(n for n in z.namelist() if n.endswith(".dist-info/RECORD"))
+        rows = [line.split(",") for line in z.read(record_name).decode().splitlines()]
+        recorded = {name: (digest, size) for name, digest, size in rows}
+        assert sorted(recorded) == sorted(z.namelist())
+        for name in z.namelist():
+            if name == record_name:
+                continue
+            data = z.read(name)
+            digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+            assert recorded[name] == (f"sha256={digest}", str(len(data))), name
+        wheel_meta = z.read(next(n for n in z.namelist() if n.endswith(".dist-info/WHEEL"))).decode()
+    assert "Root-Is-Purelib: true" in wheel_meta and "Tag: py3-none-any" in wheel_meta
+
+
+class _Config(dict):
+    """What the wheel hook reads of MkDocs' config: site_url and where mkdocs.yml is."""
+
+    def __getattr__(self, name):
+        return self[name]
+
+
+@pytest.mark.parametrize(
+    ("site_url", "repository", "complaints"),
+    [
+        ("http://127.0.0.1:8000/", "", ["an address on the builder's own machine", "names the folder"]),
+        ("http://localhost/culpa/", "https://github.com/o/r", ["an address on the builder's own machine"]),
+        ("https://o.github.io/r/", "", ["names the folder"]),
+        ("https://o.github.io/r/", "https://github.com/o/r", []),
+    ],
+)
+def test_a_published_build_refuses_a_loopback_url_and_a_folder(monkeypatch, site_url, repository, complaints):
+    for name in ("CULPA_REPOSITORY_URL", "GITHUB_SERVER_URL", "GITHUB_REPOSITORY", "CULPA_LOCAL_BUILD"):
+        monkeypatch.delenv(name, raising=False)
+    if repository:
+        monkeypatch.setenv("CULPA_REPOSITORY_URL", repository)
+    monkeypatch.setenv("CI", "true")
+    monkeypatch.setattr(wheel_hook, "_command", ["build"])
+    config = _Config(site_url=site_url, config_file_path=str(ROOT / "mkdocs.yml"))
+    problems = wheel_hook.published_problems(config)
+    assert len(problems) == len(complaints) and all(
+        c in p for c, p in zip(complaints, problems, strict=True)
+    ), problems
+    if complaints:
+        with pytest.raises(wheel_hook.PluginError, match="the page 03-worked-example.md would be published"):
+            wheel_hook.refuse_unpublishable("the page 03-worked-example.md", config)
+    monkeypatch.setattr(wheel_hook, "_command", ["serve"])
+    wheel_hook.refuse_unpublishable("a served page", config)  # mkdocs serve publishes nothing
+    monkeypatch.setattr(wheel_hook, "_command", ["build"])
+    monkeypatch.setenv("CULPA_LOCAL_BUILD", "1")
+    wheel_hook.refuse_unpublishable("a test's local build", config)

@@ -11,6 +11,10 @@ and a file is written only when its bytes change, so a nested build or a `mkdocs
 few file hashes and never triggers another reload. A figure script that raises fails the build, with a
 message that names the script and shows its traceback.
 
+A timing figure is measured on the machine that builds the site; its caption names that machine with
+`@MACHINE@`, which on_page_markdown fills in the page's language ("Intel Xeon Processor, 2 núcleos,
+1 thread"): a caption wraps, where a CPU name drawn into the figure would run off its edge.
+
 Every figure is also drawn for a phone (<name>.phone.svg, see snippets/figures/style.py's `phone`): after a
 page is rendered, each `<img src=".../figures/<name>.svg">` becomes a `<picture>` whose source serves the
 phone drawing to narrow screens, so a figure reads on a 390 px phone without sideways scrolling.
@@ -46,6 +50,22 @@ def on_pre_build(config):
                       folder=root / "snippets" / "figures")
     except make.FigureScriptError as error:
         raise PluginError(f"figures: {error}") from None
+
+
+MACHINE_WORDS = {"pt": "{cpu}, {cores} núcleos, 1 thread", "en": "{cpu}, {cores} cores, 1 thread"}
+
+
+def machine_text(lang: str, machine: tuple[str, int]) -> str:
+    cpu, cores = machine
+    return MACHINE_WORDS[lang].format(cpu=cpu, cores=cores)
+
+
+def on_page_markdown(markdown, page, config, files):
+    """`@MACHINE@` in a timing figure's caption: the machine its numbers were measured on."""
+    if "@MACHINE@" not in markdown:
+        return markdown
+    style = _make(_root(config)).style
+    return markdown.replace("@MACHINE@", machine_text(page.file.src_uri.split("/", 1)[0], style.machine()))
 
 
 PHONE_MEDIA = "(max-width: 44.9375em)"  # Material's phone and small-tablet layout

@@ -41,7 +41,6 @@ LABELS = {
         "depth": "camadas\ntempo extra com checkpointing",
         "peak": "pico de memória (MB)",
         "extra": "+{percent}%",
-        "machine": "medido com culpa em {cpu}, {cores} núcleos, 1 thread",
     },
     "en": {
         "timeline_title": "One training step, {depth} layers",
@@ -53,7 +52,6 @@ LABELS = {
         "depth": "layers\nextra time with checkpointing",
         "peak": "peak memory (MB)",
         "extra": "+{percent}%",
-        "machine": "measured with culpa on {cpu}, {cores} cores, 1 thread",
     },
 }
 _N = {"width": WIDTH, "batch": BATCH, "depth": TIMELINE_DEPTH, "low": DEPTHS[0], "high": DEPTHS[-1]}
@@ -205,6 +203,4 @@ def draw(lang: str, d: dict):
     right.set_ylabel(words["peak"])
     right.set_title(words["peak_title"], fontsize=12.5)
     style.localize_axes(right, lang)
-    machine = d["machine"]
-    fig.supxlabel(words["machine"].format(**machine), fontsize=9, color=style.NEUTRAL)
     return fig

@@ -3,7 +3,8 @@ central finite differences and by one backward pass, measured with culpa and ext
 parameters (page 01).
 
 Measured by culpa.benchmark.fd_vs_backprop (MLPs of about 100 to 10,000 parameters, batch 32, float64),
-in a fresh single-threaded process each time the figure is regenerated; the machine is named in the figure.
+in a fresh single-threaded process each time the figure is regenerated; the machine is named in the
+page's caption (`@MACHINE@`, docs/hooks/figures.py), where a long CPU name wraps.
 The dashed lines extend the measurements with the cost model the page explains: finite differences run
 2N (central) or N + 1 (forward) forward passes, each costing a + bN seconds as fitted on the measured
 passes; backprop costs c + dN, fitted on its own measurements.
@@ -44,7 +45,7 @@ LABELS = {
         "units": {"s": "1 s", "h": "1 hora", "d": "1 dia", "y": "1 ano", "ky": "1.000 anos"},
         "years": "{n} anos",
         "minutes": "{n} min",
-        "note": "medido com culpa em {cpu}, {cores} núcleos, 1 thread;\ntracejado: extrapolação",
+        "note": "tracejado: extrapolação",
     },
     "en": {
         "title": "What one gradient costs",
@@ -60,7 +61,7 @@ LABELS = {
         "units": {"s": "1 s", "h": "1 hour", "d": "1 day", "y": "1 year", "ky": "1,000 years"},
         "years": "{n} years",
         "minutes": "{n} min",
-        "note": "measured with culpa on {cpu}, {cores} cores, 1 thread;\ndashed: extrapolation",
+        "note": "dashed: extrapolation",
     },
 }
 _N = {lang: {"low": style.number(COUNTS[0], ",d", lang), "high": style.number(COUNTS[-1], ",d", lang),
@@ -203,8 +204,7 @@ def draw(lang: str, d: dict):
     ax.set_title(words["title"], pad=12 if phone else None)
     ax.legend(loc="upper left", fontsize=10.5, frameon=True, facecolor="white", edgecolor="white",
               framealpha=1)
-    machine = d["machine"]
-    ax.text(0.02, 0.80, words["note"].format(cpu=machine["cpu"], cores=machine["cores"]),
+    ax.text(0.02, 0.80, words["note"],
             transform=ax.transAxes, ha="left", va="top", fontsize=9, color=style.NEUTRAL, linespacing=1.3)
     style.localize_axes(ax, lang)
     return fig
