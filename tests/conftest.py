@@ -1,12 +1,9 @@
 import os
-import sys
-from pathlib import Path
 
 os.environ.setdefault("MPLBACKEND", "Agg")
 os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
-# The suite's builds are local copies served on 127.0.0.1, never published (docs/hooks/wheel.py).
+# The suite's builds are local copies served on 127.0.0.1, never published (sitebuild/steps/wheel.py).
 os.environ.setdefault("CULPA_LOCAL_BUILD", "1")
-sys.path.insert(0, str(Path(__file__).parent))
 
 # .ci/run's oracle step sets CULPA_REQUIRE_TORCH=1: there the torch tests must run, not skip, so a torch
 # that cannot be imported stops the whole run instead of skipping them.

@@ -3,7 +3,7 @@
 Speed itself is measured by tests/bench/site_benchmark.py (Lighthouse, side by side with a plain Material
 page); these are the counts and bytes behind it, and each failure names the page:
 - no script in <head> blocks rendering beyond Material's own inline one;
-- no math script is loaded: formulas are typeset at build time (docs/hooks/katex_render.py);
+- no math script is loaded: formulas are typeset at build time (sitebuild/steps/katex_render.py);
 - every formula is KaTeX HTML in the built page: no TeX delimiter left in any page's text;
 - a page's HTML, CSS and JS, gzipped as GitHub Pages serves them, stay under BUDGET_KIB;
 - a lab page weighs at most 1.5 times the chapter page closest to it in length;
@@ -23,9 +23,8 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from support.pages import _load_hook
-
-images_hook = _load_hook("images")
+from sitebuild import patches
+from sitebuild.steps import images as images_hook
 
 # Measured 2026-12-01 on the whole site (explorers and Run in the page included): chapter pages up to
 # 110 KiB (06, the longest; 03, 04 and 08 carry an explorer's script and data: 100-104 KiB), labs about
@@ -33,7 +32,7 @@ images_hook = _load_hook("images")
 BUDGET_KIB = 120
 LAB_RATIO = 1.5
 # Elements the browser styles and lays out when a page loads: those outside the class="offscreen" blocks
-# (docs/hooks/offscreen.py). Material recomputes their style several times while it starts, so this
+# (sitebuild/steps/offscreen.py). Material recomputes their style several times while it starts, so this
 # count is what a phone pays for. Measured 2026-12-01: 651 at most (06, whose 5,700 elements are mostly
 # in its 26 code blocks; 130 of the 651 are the blocks' Run bars, in the HTML since run.js stopped adding
 # them while the page loads), labs up to 565, the home page 317; without the hook a chapter page drew
@@ -69,7 +68,7 @@ class Page(HTMLParser):
         self.text: list[str] = []  # text outside code and KaTeX's own markup, in the article
         self.katex = 0
         self.elements = 0  # every element of the page
-        self.drawn_at_load = 0  # the elements outside a class="offscreen" block (docs/hooks/offscreen.py)
+        self.drawn_at_load = 0  # the elements outside a class="offscreen" block (steps/offscreen.py)
         self._offscreen: list[list] = []  # [tag, depth of that tag] of the open offscreen block
         self._skip: list[str] = []
         self._in_article = 0
@@ -226,7 +225,7 @@ def test_elements_drawn_at_load_under_budget(built_site):
     assert skipped, 'no element of any page is in a class="offscreen" block: the offscreen hook did nothing'
     assert not over, (f"pages that make the browser style and lay out more than {DRAWN_AT_LOAD_BUDGET} "
                       "elements at load (code, formulas or long text outside class=\"offscreen\" blocks; "
-                      "see docs/hooks/offscreen.py):\n" + "\n".join(over))
+                      "see sitebuild/steps/offscreen.py):\n" + "\n".join(over))
 
 
 def test_bytes_per_page_under_budget(built_site):
@@ -283,7 +282,7 @@ def test_figures_below_the_first_screen_load_lazily(built_site):
 @pytest.mark.parametrize("index", ["search/search_index.json", "en/search/search_index.json"])
 def test_search_index_quotes_formulas_as_text_not_tex(built_site, index):
     """Search previews show the index's text: formulas are there as the glyphs KaTeX draws, never as TeX
-    (docs/hooks/katex_render.py hands the search plugin a copy of each page with plain-text formulas)."""
+    (sitebuild/steps/katex_render.py hands the search plugin a copy of each page with plain-text formulas)."""
     import json
 
     docs = json.loads((built_site / index).read_text(encoding="utf-8"))["docs"]
@@ -303,7 +302,7 @@ SEARCH_INDEX_BUDGET = 60 * 1024  # bytes, gzip-compressed: measured 51.6 KiB (pt
 @pytest.mark.parametrize("index", ["search/search_index.json", "en/search/search_index.json"])
 def test_search_index_holds_the_prose_not_the_code_blocks_and_fits_its_budget(built_site, index):
     """Every page downloads its language's index at load: it keeps prose, inline code and formulas' text,
-    and leaves out code blocks (docs/hooks/search_per_language.py)."""
+    and leaves out code blocks (sitebuild/steps/search_per_language.py)."""
     import json
 
     raw = (built_site / index).read_bytes()
@@ -315,7 +314,7 @@ def test_search_index_holds_the_prose_not_the_code_blocks_and_fits_its_budget(bu
     assert size <= SEARCH_INDEX_BUDGET, f"{index}: {size} bytes gzipped, over {SEARCH_INDEX_BUDGET}"
 
 
-# --- Material's start, made cheaper (docs/hooks/material_start.py) ----------------------------------------
+# --- Material's start, made cheaper (sitebuild/patches.py) ----------------------------------------
 
 EARLY_JS = 'document.documentElement.classList.replace("no-js","js")'
 
@@ -323,7 +322,7 @@ EARLY_JS = 'document.documentElement.classList.replace("no-js","js")'
 def test_the_palette_switch_rule_is_active_only_under_reduced_motion(built_site):
     """Material's `[data-md-color-switching] *` restyles the whole page twice on every load: in the built
     stylesheet it sits under prefers-reduced-motion, and nowhere else."""
-    hook = _load_hook("material_start")
+    hook = patches
     (palette,) = (built_site / "assets" / "stylesheets").glob("palette.*.min.css")
     css = palette.read_text(encoding="utf-8")
     assert hook.REDUCED in css, f"{palette.name}: the palette-switch rule is not under reduced motion"
@@ -334,7 +333,7 @@ def test_the_palette_switch_rule_is_active_only_under_reduced_motion(built_site)
 def test_materials_script_reuses_the_pages_color_scheme_meta(built_site):
     """Material's script appended a second color-scheme meta and wrote it on every load (two full restyles):
     in the built bundle it reuses the page's meta and writes it only when the scheme changes."""
-    hook = _load_hook("material_start")
+    hook = patches
     (bundle,) = (built_site / "assets" / "javascripts").glob("bundle.*.min.js")
     js = bundle.read_text(encoding="utf-8")
     assert hook.META_APPEND not in js and hook.META_WRITE not in js, f"{bundle.name}: Material's statements"

@@ -1,4 +1,4 @@
-"""The explorers' data (snippets/explorers/): culpa's numbers, written for both languages, within budget.
+"""The explorers' data (sitebuild/explorers/): culpa's numbers, written for both languages, within budget.
 
 - every exported number agrees with culpa, recomputed from the page's own lesson code (each exporter's
   `check`), and a planted change (one gradient altered) is caught, naming the explorer and the step;
@@ -7,7 +7,7 @@
   difference within 1e-6 of the exact slope and the forward difference visibly worse;
 - each page with explorers ships at most 60 KB of explorer JavaScript and data, gzip-compressed;
 - each explorer's root wraps its static figure, with the same strings (data-t-*) in both languages;
-- the build hook adds each explorer's script to the pages that have one, and fails naming a page that asks
+- the build step adds each explorer's script to the pages that have one, and fails naming a page that asks
   for an unknown explorer.
 """
 
@@ -16,15 +16,14 @@ from __future__ import annotations
 import copy
 import gzip
 import re
-import sys
 from types import SimpleNamespace
 
 import pytest
 
-from support.pages import ROOT, _load_hook
-
-sys.path.insert(0, str(ROOT / "snippets"))
-import explorers  # noqa: E402
+from sitebuild import explorers
+from sitebuild.project import Project
+from sitebuild.steps import explorers as step
+from support.pages import ROOT
 
 LANGS = ("pt", "en")
 BUDGET = 60 * 1024  # bytes, gzip-compressed, per page
@@ -88,7 +87,8 @@ def test_numbers_are_written_for_each_language(data, name):
 
 def test_worked_example_ends_at_p_minus_y(data):
     import numpy as np
-    from figures import lessons
+
+    from sitebuild import lessons
 
     page = lessons.run("worked_example.py", "forward", "backward")
     expected = explorers.numbers(np.asarray(page["p"].data) - page["y"])
@@ -117,11 +117,11 @@ def _pages_with_explorers():
 
 
 def test_each_page_ships_at_most_60_kb_of_explorer_code_and_data(data, hook):
-    """The data as served: with its formulas' KaTeX HTML (docs/hooks/explorers.py typeset)."""
+    """The data as served: with its formulas' KaTeX HTML (sitebuild/steps/explorers.py typeset)."""
     assets = ROOT / "docs" / "assets" / "explorers"
     pages = list(_pages_with_explorers())
     assert len(pages) == 8, [str(p) for p, _ in pages]  # pages 03, 04, 08 and home, both languages
-    served = {name: explorers.to_json(hook.typeset(name, copy.deepcopy(data[name]))).encode()
+    served = {name: explorers.to_json(step.typeset(name, copy.deepcopy(data[name]))).encode()
               for name in explorers.NAMES}
     for path, names in pages:
         shipped = (assets / "start.js").read_bytes() + b"".join(
@@ -153,7 +153,7 @@ def test_each_root_wraps_its_figure_with_the_same_strings_in_both_languages():
 
 @pytest.fixture(scope="module")
 def hook():
-    return _load_hook("explorers")
+    return step.Explorers(Project(ROOT))
 
 
 def _page(url, src):
@@ -161,33 +161,31 @@ def _page(url, src):
 
 
 def test_the_hook_adds_each_explorer_script_to_its_page_only(hook):
-    config = SimpleNamespace(config_file_path=str(ROOT / "mkdocs.yml"))
     html = '<html><head></head><body><div class="explorer" data-explorer="blame"></div></body></html>'
-    out = hook.on_post_page(html, _page("en/04-through-a-network/", "en/04-through-a-network.md"), config)
+    out = hook.load_scripts(html, _page("en/04-through-a-network/", "en/04-through-a-network.md"))
     assert ('<script defer src="../../assets/explorers/start.js"></script>'
             '<script defer src="../../assets/explorers/blame.js"></script></head>') in out
     plain = "<html><head></head><body><p>no explorer</p></body></html>"
-    assert hook.on_post_page(plain, _page("01-a-billion-knobs/", "pt/01-a-billion-knobs.md"), config) == plain
+    assert hook.load_scripts(plain, _page("01-a-billion-knobs/", "pt/01-a-billion-knobs.md")) == plain
 
 
 def test_the_hook_fails_naming_the_page_that_asks_for_an_unknown_explorer(hook):
     from mkdocs.exceptions import PluginError
 
-    config = SimpleNamespace(config_file_path=str(ROOT / "mkdocs.yml"))
     html = '<html><head></head><body><div data-explorer="nudgee"></div></body></html>'
     with pytest.raises(PluginError, match=r"pt/08-honest-habits\.md.*nudgee"):
-        hook.on_post_page(html, _page("08-honest-habits/", "pt/08-honest-habits.md"), config)
+        hook.load_scripts(html, _page("08-honest-habits/", "pt/08-honest-habits.md"))
 
 
 def test_the_cache_key_follows_the_lesson_each_explorer_runs():
     for name in explorers.NAMES:
-        script = ROOT / "snippets" / "explorers" / f"{name.replace('-', '_')}.py"
+        script = explorers.HERE / f"{name.replace('-', '_')}.py"
         inputs = explorers._declared_inputs(script)
         assert inputs and all((ROOT / path).is_file() for path in inputs), f"{name}: INPUTS {inputs}"
         assert len(explorers.cache_key(name)) == 20
 
 
-def test_a_raising_exporter_fails_the_build_naming_the_explorer(hook, tmp_path, monkeypatch):
+def test_a_raising_exporter_fails_the_build_naming_the_explorer(tmp_path, monkeypatch):
     from mkdocs.exceptions import PluginError
 
     def broken():
@@ -195,18 +193,15 @@ def test_a_raising_exporter_fails_the_build_naming_the_explorer(hook, tmp_path, 
 
     monkeypatch.setattr(explorers.module("blame"), "export", broken)
     monkeypatch.setattr(explorers, "cache_key", lambda name: "never-cached-" + name)
-    (tmp_path / "mkdocs.yml").write_text("")
-    (tmp_path / "snippets").symlink_to(ROOT / "snippets")
-    config = SimpleNamespace(config_file_path=str(tmp_path / "mkdocs.yml"), docs_dir=str(tmp_path / "docs"))
-    with pytest.raises(PluginError, match=r"'blame'.*snippets/explorers/blame\.py"):
-        hook.on_pre_build(config)
+    with pytest.raises(PluginError, match=r"'blame'.*snippets/sitebuild/explorers/blame\.py"):
+        step.Explorers(Project(tmp_path)).export()
 
 
 
 @pytest.mark.parametrize("name", explorers.NAMES)
 def test_every_formula_is_typeset_with_a_slot_for_each_of_its_numbers(data, hook, name):
-    typeset = hook.typeset(name, copy.deepcopy(data[name]))
-    formulas = list(hook._formulas(typeset))
+    typeset = step.typeset(name, copy.deepcopy(data[name]))
+    formulas = list(step._formulas(typeset))
     assert len(formulas) >= 4 and typeset["typeset"], f"{name}: {len(formulas)} formulas"
     for entry in formulas:
         html = typeset["typeset"][entry["typeset"]]
@@ -221,12 +216,12 @@ def test_a_formula_with_a_slot_nothing_fills_or_a_number_no_slot_shows_fails_the
     unfilled = copy.deepcopy(data["blame"])
     unfilled["steps"][6]["math"]["slots"].pop("message.2")
     with pytest.raises(PluginError, match=r"'blame'.*slots \['message\.2'\] that nothing fills"):
-        hook.typeset("blame", unfilled)
+        step.typeset("blame", unfilled)
     unused = copy.deepcopy(data["worked-example"])
     unused["result"]["slots"]["stray"] = {"pt": "1", "en": "1"}
     with pytest.raises(PluginError, match=r"'worked-example'.*numbers \['stray'\] that no slot shows"):
-        hook.typeset("worked-example", unused)
+        step.typeset("worked-example", unused)
     broken = copy.deepcopy(data["nudge"])
     broken["row_math"]["exact"]["tex"] = r"\frac{\partial L"
     with pytest.raises(PluginError, match=r"'nudge'.*does not typeset"):
-        hook.typeset("nudge", broken)
+        step.typeset("nudge", broken)

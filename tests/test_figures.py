@@ -1,4 +1,4 @@
-"""The site's figures (snippets/figures/, drawn by the build through docs/hooks/figures.py).
+"""The site's figures (snippets/sitebuild/figures/, drawn by the build through sitebuild/steps/figures.py).
 
 Every figure is drawn for both languages as a valid SVG, with words and numbers in the page's language;
 deterministic figures come out byte-identical from two fresh generations; a figure script that raises
@@ -19,11 +19,10 @@ import numpy as np
 import pytest
 from matplotlib.text import Text
 
-from support.pages import ROOT
+from sitebuild import make_figures as make
+from sitebuild import style
+from sitebuild.steps import figures as figures_step
 from support.site import build_site, copy_project
-
-sys.path.insert(0, str(ROOT / "snippets"))
-from figures import make, style  # noqa: E402
 
 SCRIPTS = {make.figure_name(script): script for script in make.figure_scripts()}
 # Figures whose data are measurements (TIMING = True, read from the source): their bytes may vary.
@@ -115,7 +114,7 @@ def test_deterministic_figures_are_byte_identical_when_generated_twice(tmp_path)
     outputs = []
     for run in ("first", "second"):  # two fresh processes, no cache
         out = tmp_path / run
-        command = [sys.executable, str(make.HERE / "make.py"), *names, "--force", "--out", str(out),
+        command = [sys.executable, "-m", "sitebuild.make_figures", *names, "--force", "--out", str(out),
                    "--cache", str(tmp_path / f"cache-{run}")]
         proc = subprocess.run(command, capture_output=True, text=True)
         assert proc.returncode == 0, proc.stderr
@@ -126,7 +125,8 @@ def test_deterministic_figures_are_byte_identical_when_generated_twice(tmp_path)
 
 
 def test_publishing_again_writes_nothing(tmp_path):
-    """`mkdocs serve` watches docs/: a build that rewrote unchanged figures would rebuild forever."""
+    """Publishing a figure again writes nothing (a watcher of the folder, such as `mkdocs serve`'s, would
+    otherwise see a change that is none)."""
     names = ["worked-example-bars", "branching"]
     make.generate(names, out=tmp_path)
     published = sorted(tmp_path.rglob("*.svg"))
@@ -137,7 +137,7 @@ def test_publishing_again_writes_nothing(tmp_path):
 
 def test_a_raising_figure_script_fails_the_build_and_is_named(made, tmp_path):
     copy = copy_project(tmp_path / "repo")  # `made` filled the figure cache the copy starts from
-    broken = copy / "snippets" / "figures" / "broken_on_purpose.py"
+    broken = copy / "snippets" / "sitebuild" / "figures" / "broken_on_purpose.py"
     broken.write_text(
         '"""A figure that raises, for the test."""\n'
         'LABELS = {"pt": {}, "en": {}}\nALT = {"pt": "x", "en": "x"}\n\n\n'
@@ -147,7 +147,7 @@ def test_a_raising_figure_script_fails_the_build_and_is_named(made, tmp_path):
     proc = build_site(tmp_path / "site", project=copy)
     output = proc.stdout + proc.stderr
     assert proc.returncode != 0, "the build passed although a figure script raised"
-    assert "snippets/figures/broken_on_purpose.py" in output, output[-3000:]
+    assert "snippets/sitebuild/figures/broken_on_purpose.py" in output, output[-3000:]
     assert "this figure is broken on purpose" in output
 
 
@@ -305,11 +305,8 @@ def test_a_timing_figure_draws_the_same_whatever_the_cpu_is_called(made, modules
 
 
 def test_the_caption_names_the_machine_in_the_pages_language():
-    from support.pages import _load_hook
-
-    figures_hook = _load_hook("figures")
-    assert figures_hook.machine_text("pt", (LONG_CPU, 2)) == f"{LONG_CPU}, 2 núcleos, 1 thread"
-    assert figures_hook.machine_text("en", (LONG_CPU, 2)) == f"{LONG_CPU}, 2 cores, 1 thread"
+    assert figures_step.machine_text("pt", (LONG_CPU, 2)) == f"{LONG_CPU}, 2 núcleos, 1 thread"
+    assert figures_step.machine_text("en", (LONG_CPU, 2)) == f"{LONG_CPU}, 2 cores, 1 thread"
 
 
 @pytest.mark.parametrize("lang", LANGS)

@@ -1,8 +1,9 @@
-"""docs/hooks/katex_render.py keeps one V8 context for the whole process, whoever first asks for it.
+"""sitebuild/steps/katex_render.py keeps one V8 context for the whole process, whoever first asks for it.
 
 mini-racer adopts the caller's running asyncio loop when there is one and dies with it: a first formula
 typeset inside a running loop (Playwright's, in the browser tests) left every later formula of the process
-failing with "Event loop is closed". The hook makes its context on a thread of its own.
+failing with "Event loop is closed". The renderer makes and uses its context on a thread of its own, and
+closes it there at exit (a context made on one thread and left open crashed the interpreter at exit).
 """
 
 from __future__ import annotations
@@ -11,14 +12,11 @@ import subprocess
 import sys
 import textwrap
 
-from support.pages import ROOT
-
 
 def test_a_formula_typeset_inside_a_running_loop_does_not_break_the_next_one():
-    script = textwrap.dedent(f"""
-        import asyncio, sys
-        sys.path.insert(0, {str(ROOT / "docs" / "hooks")!r})
-        import katex_render
+    script = textwrap.dedent("""
+        import asyncio
+        from sitebuild.steps import katex_render
 
         async def first():
             return katex_render.render("a^2", False)

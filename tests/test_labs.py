@@ -32,10 +32,9 @@ import jupytext
 import nbformat
 import pytest
 
-from support.pages import DOCS, LANGS, ROOT, _load_hook, canonical_math, mkdocs_config
+from sitebuild.steps import notebooks
+from support.pages import DOCS, LANGS, ROOT, canonical_math, mkdocs_config
 from support.site import build_site, copy_project
-
-notebooks = _load_hook("notebooks")
 
 # Each lab and the lessons it extends (it must link back to each).
 LABS = {
@@ -169,7 +168,7 @@ def test_first_code_cell_installs_from_this_site_only_what_is_missing(lab_id, mi
     pips = [line for line in lines if "pip install" in line]
     assert len(lines) <= 6 and len(pips) == 1 and '"@CULPA_WHEEL_URL@"' in pips[0], (
         f"{source(lab_id)}: the first code cell must be a short install/import cell with one pip command "
-        f"for this site's wheel (@CULPA_WHEEL_URL@, filled in by docs/hooks/wheel.py); it is {lines}"
+        f"for this site's wheel (@CULPA_WHEEL_URL@, filled in by sitebuild/steps/wheel.py); it is {lines}"
     )
     code = TransformerManager().transform_cell(code_cell.source)  # %pip becomes get_ipython().run_line_magic
     real = importlib.util.find_spec
@@ -212,7 +211,7 @@ def test_lab_page_is_the_rendered_notebook_with_outputs_and_figures(built_site, 
         first_line = out.strip().splitlines()[0]
         assert first_line in text, f"{page}: the output {first_line!r} is not on the page"
     images = [dict(re.findall(r'(\w+)="([^"]*)"', tag)) for tag in re.findall(r"<img\b[^>]*>", html)]
-    # docs/hooks/notebooks.py moves each embedded figure into a PNG file next to the page
+    # sitebuild/steps/notebooks.py moves each embedded figure into a PNG file next to the page
     shown = [(i["src"], i.get("alt", "")) for i in images if i.get("src", "").endswith(".png")]
     assert [(page.parent / src).read_bytes() for src, _ in shown] == [
         base64.b64decode(f.data["image/png"]) for f in figures
@@ -223,7 +222,7 @@ def test_lab_page_is_the_rendered_notebook_with_outputs_and_figures(built_site, 
 
 @pytest.mark.parametrize("lab_id", LAB_IDS)
 def test_lab_formulas_are_typeset_at_build_time(built_site, lab_id):
-    """Every formula of the lab's Markdown cells is KaTeX HTML in the page (docs/hooks/katex_render.py)."""
+    """Every formula of the lab's Markdown cells is KaTeX HTML in the page (steps/katex_render.py)."""
     html = (page_dir(built_site, lab_id) / "index.html").read_text(encoding="utf-8")
     typeset = [unescape(t).strip() for t in re.findall(
         r'<annotation encoding="application/x-tex">(.*?)</annotation>', html, re.S)]

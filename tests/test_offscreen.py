@@ -1,4 +1,4 @@
-"""docs/hooks/offscreen.py: which blocks wait off screen, and the height each is given meanwhile.
+"""sitebuild/steps/offscreen.py: which blocks wait off screen, and the height each is given meanwhile.
 
 The estimates themselves are checked against the drawn heights in the browser
 (tests/browser/test_pages_in_browser.py); this checks what the hook writes, block by block, on HTML made
@@ -9,10 +9,8 @@ from __future__ import annotations
 
 import re
 
-from support.pages import _load_hook
-
-offscreen = _load_hook("offscreen")
-katex = _load_hook("katex_render")
+from sitebuild.steps import katex_render as katex
+from sitebuild.steps import offscreen
 
 CODE = ('<div class="language-python highlight"><pre><span></span><code><span class="n">x</span> = 1\n'
         '<span class="n">y</span> = 2\n<span class="n">z</span> = 3\n</code></pre></div>')

@@ -1,4 +1,4 @@
-"""docs/hooks/rebuild_cache.py: what a build reuses from the one before never makes a page stale.
+"""sitebuild/steps/rebuild_cache.py: what a build reuses from the one before never makes a page stale.
 
 - a code block highlighted before is served from the cache with the same HTML, and an edited block, another
   language or another option is highlighted afresh;
@@ -11,14 +11,16 @@ import jinja2
 import markdown
 import pytest
 
-from support.pages import _load_hook
+from sitebuild import patches
+from sitebuild.steps import rebuild_cache
 
 
 @pytest.fixture(scope="module")
-def hook():
-    module = _load_hook("rebuild_cache")
-    module.on_config(None)
-    return module
+def reuse():
+    made = rebuild_cache.Reuse()
+    patches.highlight_with(made.highlight)  # as the plugin's on_config does
+    yield made
+    patches.highlight_with(lambda original, *args, **kwargs: original(*args, **kwargs))
 
 
 def render(text: str, **highlight) -> str:
@@ -26,8 +28,8 @@ def render(text: str, **highlight) -> str:
                              extension_configs={"pymdownx.highlight": highlight})
 
 
-def test_a_code_block_seen_before_comes_from_the_cache_and_an_edited_one_does_not(hook):
-    state = hook._state
+def test_a_code_block_seen_before_comes_from_the_cache_and_an_edited_one_does_not(reuse):
+    state = reuse
     block = "```python\nloss = -log(p[c])  # rebuild-cache-test\n```\n"
     first = render(block)
     hits = state.hits
@@ -40,7 +42,8 @@ def test_a_code_block_seen_before_comes_from_the_cache_and_an_edited_one_does_no
     assert numbered != first and "linenos" in numbered, "a change of option was served stale"
 
 
-def test_a_template_compiled_before_is_reused_and_an_edited_one_compiled_again(hook):
+def test_a_template_compiled_before_is_reused_and_an_edited_one_compiled_again():
+    cache = rebuild_cache.MemoryBytecodeCache()
     sources = {"page.html": "<p>{{ title }}</p>"}
     compiled = []
 
@@ -51,7 +54,7 @@ def test_a_template_compiled_before_is_reused_and_an_edited_one_compiled_again(h
 
     def env():  # a new environment for every build, as mkdocs makes
         made = Counting(loader=jinja2.FunctionLoader(lambda name: (sources[name], name, lambda: False)))
-        made.bytecode_cache = hook.MemoryBytecodeCache()
+        made.bytecode_cache = cache
         return made
 
     assert env().get_template("page.html").render(title="a") == "<p>a</p>"

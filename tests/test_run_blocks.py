@@ -1,5 +1,5 @@
 """Run in the page, as built: each runnable block's bar and output are in the page's HTML, where run.js
-expects them (docs/hooks/run_blocks.py), so that loading a page adds nothing to its article."""
+expects them (sitebuild/steps/run_blocks.py), so that loading a page adds nothing to its article."""
 
 from __future__ import annotations
 
@@ -8,9 +8,7 @@ import re
 
 import pytest
 
-from support.pages import _load_hook
-
-run_blocks = _load_hook("run_blocks")
+from sitebuild.steps import run_blocks
 
 PY = '<div class="language-python highlight"><pre><code>{code}\n</code></pre></div>'
 TEXT = '<div class="language-text highlight"><pre><code>{code}\n</code></pre></div>'

@@ -1,4 +1,4 @@
-"""culpa's wheel, as the site build makes it (docs/hooks/wheel.py), holds exactly this repository's culpa.
+"""culpa's wheel, as the site build makes it (steps/wheel.py), holds exactly this repository's culpa.
 
 The site serves that wheel at <site_url>culpa/<name> (the install command of every page) and the Run
 buttons load it into Pyodide; tests/browser/test_install_from_site.py installs it from the served site.
@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from support.pages import ROOT, _load_hook
+from sitebuild.steps import wheel as wheel_hook
+from support.pages import ROOT
 
-wheel_hook = _load_hook("wheel")
 PACKAGE = ROOT / "snippets" / "culpa"
 
 
@@ -124,7 +124,6 @@ def test_a_published_build_refuses_a_loopback_url_and_a_folder(monkeypatch, site
     if repository:
         monkeypatch.setenv("CULPA_REPOSITORY_URL", repository)
     monkeypatch.setenv("CI", "true")
-    monkeypatch.setattr(wheel_hook, "_command", ["build"])
     config = _Config(site_url=site_url, config_file_path=str(ROOT / "mkdocs.yml"))
     problems = wheel_hook.published_problems(config)
     assert len(problems) == len(complaints) and all(
@@ -132,9 +131,7 @@ def test_a_published_build_refuses_a_loopback_url_and_a_folder(monkeypatch, site
     ), problems
     if complaints:
         with pytest.raises(wheel_hook.PluginError, match="the page 03-worked-example.md would be published"):
-            wheel_hook.refuse_unpublishable("the page 03-worked-example.md", config)
-    monkeypatch.setattr(wheel_hook, "_command", ["serve"])
-    wheel_hook.refuse_unpublishable("a served page", config)  # mkdocs serve publishes nothing
-    monkeypatch.setattr(wheel_hook, "_command", ["build"])
+            wheel_hook.refuse_unpublishable("the page 03-worked-example.md", config, "build")
+    wheel_hook.refuse_unpublishable("a served page", config, "serve")  # mkdocs serve publishes nothing
     monkeypatch.setenv("CULPA_LOCAL_BUILD", "1")
-    wheel_hook.refuse_unpublishable("a test's local build", config)
+    wheel_hook.refuse_unpublishable("a test's local build", config, "build")

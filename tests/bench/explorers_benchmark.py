@@ -1,6 +1,6 @@
 """What the explorers cost a page's load: a report, not a timed test.
 
-    .venv/bin/python tests/bench/explorers_benchmark.py [--runs 3]
+    PYTHONPATH=tests .venv/bin/python tests/bench/explorers_benchmark.py [--runs 3]
 
 Builds the site once (into a temporary folder, the repository untouched), serves it, and opens in Debian's
 chromium every page with an explorer, at desktop (1280 px) and phone (390 px) width, with the CPU slowed
@@ -24,10 +24,7 @@ from functools import partial
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "tests"))
-
-from support.site import build_site  # noqa: E402
+from support.site import build_site  # PYTHONPATH=tests: the suite's helper, as pytest finds it
 
 
 class QuietHandler(SimpleHTTPRequestHandler):

@@ -145,8 +145,7 @@ def build_times(work: Path) -> dict[str, float]:
 
 
 def build_floor(work: Path, site_url: str) -> Path:
-    sys.path.insert(0, str(ROOT / "docs" / "hooks"))
-    import prose_numbers
+    from sitebuild.steps import prose_numbers
 
     project = work / "floor"
     (project / "docs").mkdir(parents=True)

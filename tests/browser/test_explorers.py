@@ -3,7 +3,7 @@
 Each explorer (`worked-example` on page 03 and on the home page, `nudge` on page 08, `blame` on page 04)
 is driven with the keyboard only, in both languages: every step (every slider stop for `nudge`) is visited,
 and every number the explorer shows, and every number it announces in its aria-live region, is compared
-with what snippets/explorers/ exports from culpa in this test process, in the page's number format. A
+with what sitebuild/explorers/ exports from culpa in this test process, in the page's number format. A
 planted change in the served data (one gradient altered) must make that comparison fail, naming the
 explorer and the step. Then: without JavaScript the static figure shows; under prefers-reduced-motion
 nothing animates and play never starts; axe finds no serious or critical violation in either palette with
@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 import re
-import sys
 
 import pytest
 from served import LANGS, ROOT
@@ -35,11 +34,8 @@ from visiting import (
 if find_chromium() is None and not in_ci():
     pytest.skip(f"browser tests skipped: {NO_CHROMIUM}", allow_module_level=True)
 
-if str(ROOT / "snippets") not in sys.path:
-    sys.path.insert(0, str(ROOT / "snippets"))
-import explorers  # noqa: E402
-
-from support.pages import _load_hook  # noqa: E402
+from sitebuild import explorers  # noqa: E402
+from sitebuild.steps.explorers import typeset  # noqa: E402
 
 PAGES = {"worked-example": "03-worked-example/", "nudge": "08-honest-habits/",
          "blame": "04-through-a-network/"}
@@ -396,8 +392,8 @@ def test_formulas_are_typeset_at_build_time_with_culpas_numbers_in_their_slots(b
 def test_the_served_data_is_culpas_export(served_site, exported, name):
     served = json.loads((served_site.dir / "assets" / "explorers" / "data" / f"{name}.json").read_text())
     served.pop("key")
-    typeset = _load_hook("explorers").typeset(name, json.loads(explorers.to_json(exported[name])))
-    assert served == json.loads(explorers.to_json(typeset)), f"{name}: the site serves stale data"
+    typeset_now = typeset(name, json.loads(explorers.to_json(exported[name])))
+    assert served == json.loads(explorers.to_json(typeset_now)), f"{name}: the site serves stale data"
 
 
 @pytest.mark.parametrize("name, lang", CASES, ids=IDS)

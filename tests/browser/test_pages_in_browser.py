@@ -22,7 +22,7 @@ recorded, so a failure names the page and the rule:
   scrolled to it (content.lazy sets blocks up as they come into view; Run in the page's bar must not come
   between a block and its list of annotations);
 - the height the build estimated for each block drawn only when the reader comes near it
-  (docs/hooks/offscreen.py) is within ESTIMATE_TOLERANCE (for a paragraph: or one line of text) of the
+  (sitebuild/steps/offscreen.py) is within ESTIMATE_TOLERANCE (for a paragraph: or one line of text) of the
   height the browser draws it at, at desktop and at phone width: a wrong estimate makes the scroll bar
   and the table of contents jump while the reader scrolls.
 """
@@ -35,7 +35,7 @@ import pytest
 from served import LANGS, SitePage, source_pages
 from visiting import NO_CHROMIUM, find_chromium, in_ci
 
-from support.pages import _load_hook
+from sitebuild.steps import offscreen
 
 if find_chromium() is None and not in_ci():  # under CI=true the `chromium` fixture fails instead
     pytest.skip(f"browser tests skipped: {NO_CHROMIUM}", allow_module_level=True)
@@ -49,7 +49,6 @@ RAW_TEX = {
     "a $...$ formula": re.compile(r"\$(?=\S)[^$\n]{1,300}?(?<=\S)\$"),
 }
 SOURCE_MATH = re.compile(r"\$[^$\n]+\$|\\\(|\\\[")
-offscreen = _load_hook("offscreen")
 
 
 # --- the rules -------------------------------------------------------------------------------------
@@ -247,6 +246,6 @@ def test_offscreen_estimates_are_close_to_the_drawn_heights(visits, site_page):
                 off.append(f"{size}: {b['kind']} {b['block']!r}: estimated {b['estimate']:.0f}px, "
                            f"drawn {b['drawn']:.0f}px")
     assert not off, (
-        f"{site_page.id}: blocks whose estimated height (docs/hooks/offscreen.py, assets/site.css) is off by "
+        f"{site_page.id}: blocks whose estimated height (steps/offscreen.py, assets/site.css) is off by "
         f"more than {offscreen.ESTIMATE_TOLERANCE} (a paragraph: or a line of text):\n" + "\n".join(off[:20])
     )

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import io
 import re
-import sys
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -17,22 +16,11 @@ import markdown
 import yaml
 from pytest_codeblocks.main import extract_from_buffer
 
-ROOT = Path(__file__).resolve().parents[2]
+from sitebuild.project import LANGS, ROOT
+from sitebuild.steps import prose_numbers
+
 DOCS = ROOT / "docs"
-LANGS = ("pt", "en")
-
-
-def _load_hook(name: str):
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location(f"site_hook_{name}", DOCS / "hooks" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-prose_numbers = _load_hook("prose_numbers")
+__all__ = ["DOCS", "LANGS", "ROOT", "prose_numbers"]  # tests import these from here
 
 PYTHONISH_INFO = re.compile(r"^(py|python|python3|py3|pycon|ipython)\b", re.IGNORECASE)
 FENCE_OPEN = re.compile(r"^(?P<indent>\s*)(?P<fence>```+|~~~+)\s*(?P<info>.*)$")
@@ -159,7 +147,7 @@ def fences(text: str):
 def canonical_math(tex: str, lang: str) -> str:
     r"""A formula in the form both languages share, to compare pt with en: pt writes the decimal comma
     `0{,}659`, `;` between components and a thin space `17\,408` between thousands; en writes `0.659`, `,`
-    and `17{,}408` (docs/hooks/prose_numbers.py formats number markers inside math the same way)."""
+    and `17{,}408` (sitebuild/steps/prose_numbers.py formats number markers inside math the same way)."""
     if lang == "pt":
         tex = re.sub(r"(?<=\d)\\,(?=\d)", ",", tex)
         tex = re.sub(r"(?<=[\d}]);", ",", tex.replace("{,}", "."))

@@ -31,8 +31,11 @@ def copy_project(target: Path) -> Path:
 def build_site(
     target: Path, site_url: str | None = None, project: Path = ROOT
 ) -> subprocess.CompletedProcess:
-    """`mkdocs build --strict` of `project` (the repository, or a copy of it) into `target`."""
+    """`mkdocs build --strict` of `project` (the repository, or a copy of it) into `target`. A copy is built
+    by its own code: its snippets/ comes first on the path, before the editable install's."""
     env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
+    if project != ROOT:
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(project / "snippets"), env.get("PYTHONPATH")]))
     if site_url:
         env["SITE_URL"] = site_url
     return subprocess.run(

@@ -1,0 +1,187 @@
+"""The blame explorer (page 04): forward keeps each layer's activations, backward carries δ toward the input,
+and any weight's slope is δ × the input it multiplied.
+
+It runs page 04's own "network" section (snippets/lessons/through_a_network.py: the 4-5-4-3 sigmoid MLP,
+its example x and class c) through culpa, one layer at a time as the page's figure does, and one backward
+pass. Every number is culpa's: the activations a⁽ˡ⁾ are the forward values, δ⁽ˡ⁾ is the gradient culpa
+leaves on z⁽ˡ⁾, the message Wᵀδ is the gradient it leaves on a⁽ˡ⁾, σ′(z⁽ˡ⁾) is the sigmoid op's local
+derivative (its backward closure applied to ones), and a weight's slope is culpa's weight.grad.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from sitebuild import lessons
+from sitebuild.explorers import LANGS, formula, numbers, quantity, slot, slot_values, text
+
+INPUTS = ["snippets/lessons/through_a_network.py"]
+KNOB = (2, 1, 3)  # the weight the page checks by hand: layer 2, row 1, column 3 (counting from 0)
+
+
+def four(value):
+    return text(value, ".4f")
+
+
+def _run():
+    import culpa
+
+    page = lessons.run("through_a_network.py", "network")
+    net, x, c = page["net"], page["x"], page["c"]
+    a = culpa.Tensor(x)
+    acts, zs, outs = [a], [], []
+    for i, layer in enumerate(net.layers):
+        z = layer(a)
+        zs.append(z)
+        if i < len(net.layers) - 1:
+            a = getattr(z, net.activation)()
+            acts.append(a)
+            outs.append(a)
+    loss = culpa.cross_entropy(zs[-1], c)
+    loss.backward(retain_graph=True)
+    return page, net, acts, zs, loss
+
+
+def export() -> dict:
+    import culpa
+
+    page, net, acts, zs, loss = _run()
+    depth = len(net.layers)
+    p = culpa.softmax(zs[-1].detach()).data
+    y = np.eye(page["sizes"][-1])[page["c"]]
+    layers = []
+    for l in range(depth + 1):  # l = 0 (the input) ... depth (the output)
+        entry = {"size": page["sizes"][l]}
+        if l == 0:
+            entry["a"] = [four(v) for v in acts[0].data]
+        elif l < depth:
+            entry["a"] = [four(v) for v in acts[l].data]
+        else:
+            entry["a"] = [four(v) for v in p]  # the output layer shows p = softmax(z)
+        if l >= 1:
+            entry["delta"] = [four(v) for v in zs[l - 1].grad]
+            entry["delta_all"] = numbers(zs[l - 1].grad, four)
+        if 1 <= l < depth:
+            sigmoid = acts[l]
+            local = sigmoid._backward(np.ones_like(sigmoid.data))[0]
+            entry["message"] = numbers(sigmoid.grad, four)  # Wᵀδ from the layer above: dL/da
+            entry["slope"] = numbers(local, four)  # σ′(z) = a (1 − a)
+        layers.append(entry)
+    weights = {}
+    for l, layer in enumerate(net.layers, start=1):
+        grad = layer.weight.grad
+        weights[str(l)] = [[four(grad[i, j]) for j in range(grad.shape[1])] for i in range(grad.shape[0])]
+    sup = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
+    layer_names = ["x"] + [f"a⁽{str(l).translate(sup)}⁾" for l in range(1, depth)] + ["p"]
+    tex_names = ["x"] + [f"a^{{({l})}}" for l in range(1, depth)] + ["p"]
+    values = [acts[0].data] + [acts[l].data for l in range(1, depth)] + [p]
+    steps = []
+    for l in range(depth + 1):
+        column, slots = quantity("a", values[l], four)
+        head = tex_names[l] + (rf" = \operatorname{{softmax}}(z^{{({depth})}})" if l == depth else "")
+        steps.append({"phase": "forward", "layer": l, "math": formula(
+            f"{head} = {column}",
+            {lang: f"{layer_names[l]} = {numbers(values[l], four)[lang]}" for lang in LANGS}, slots)})
+    write_y = lambda v: text(v, ".0f")  # noqa: E731
+    p_tex, p_slots = quantity("p", p, four)
+    y_tex, y_slots = quantity("y", y, write_y)
+    loss_tex, loss_slots = quantity("loss", loss.item(), four)
+    steps.append({"phase": "loss", "loss": four(loss.item()), "p": numbers(p, four), "y": numbers(y, write_y),
+                  "math": formula(rf"p = {p_tex},\quad y = {y_tex}",
+                                  {lang: f"p = {numbers(p, four)[lang]}{'; ' if lang == 'pt' else ', '}"
+                                         f"y = {numbers(y, write_y)[lang]}" for lang in LANGS},
+                                  p_slots, y_slots),
+                  "loss_math": formula(rf"L = -\log p_c = {loss_tex}",
+                                       {lang: f"L = −log p_c = {four(loss.item())[lang]}" for lang in LANGS},
+                                       loss_slots)})
+    for l in range(depth, 0, -1):
+        delta = zs[l - 1].grad
+        d_tex, d_slots = quantity("delta", delta, four)
+        sup_l = str(l).translate(sup)
+        if l == depth:
+            steps.append({"phase": "backward", "layer": l, "math": formula(
+                rf"\delta^{{({l})}} = p - y = {d_tex}",
+                {lang: f"δ⁽{sup_l}⁾ = p − y = {numbers(delta, four)[lang]}" for lang in LANGS}, d_slots)})
+            continue
+        sigmoid = acts[l]
+        local = sigmoid._backward(np.ones_like(sigmoid.data))[0]
+        m_tex, m_slots = quantity("message", sigmoid.grad, four)
+        s_tex, s_slots = quantity("slope", local, four)
+        above = str(l + 1).translate(sup)
+        steps.append({"phase": "backward", "layer": l,
+                      "rule": formula(rf"\delta^{{({l})}} = \left(W^{{({l + 1})}}\right)^{{\top}}"
+                                      rf"\delta^{{({l + 1})}} \odot \sigma'\!\left(z^{{({l})}}\right)",
+                                      f"δ⁽{sup_l}⁾ = (W⁽{above}⁾)ᵀ δ⁽{above}⁾ ⊙ σ′(z⁽{sup_l}⁾)"),
+                      "math": formula(rf"= {m_tex} \odot {s_tex} = {d_tex}",
+                                      {lang: f"δ⁽{sup_l}⁾ = {numbers(sigmoid.grad, four)[lang]} ⊙ "
+                                             f"{numbers(local, four)[lang]} = {numbers(delta, four)[lang]}"
+                                       for lang in LANGS}, m_slots, s_slots, d_slots)})
+    for i, step in enumerate(steps, start=1):
+        step["n"], step["total"] = str(i), str(len(steps))
+    names = {str(l): [[f"W⁽{str(l).translate(sup)}⁾[{i}, {j}]" for j in range(len(row))]
+                      for i, row in enumerate(rows)] for l, rows in weights.items()}
+    # a picked weight's slope: the script puts the indices and the three numbers (from "layers" and
+    # "weights") in the slots of its layer's formula
+    picks = {str(l): formula(
+        rf"\frac{{\partial L}}{{\partial W^{{({l})}}_{{{slot('_i')},{slot('_j')}}}}} = "
+        rf"\delta^{{({l})}}_{{{slot('_i')}}}\, {tex_names[l - 1]}_{{{slot('_j')}}} = "
+        rf"{slot('delta')} \times {slot('input')} = {slot('slope')}",
+        "∂L/∂{weight} = δ × {layer} = {delta} × {input} = {slope}",
+        fills=("_i", "_j", "delta", "input", "slope")) for l in range(1, depth + 1)}
+    return {
+        "explorer": "blame",
+        "picks": picks,
+        "layer_names": layer_names,
+        "z_names": [None] + [f"z⁽{str(l).translate(sup)}⁾" for l in range(1, depth + 1)],
+        "weight_names": names,
+        "sizes": page["sizes"],
+        "layers": layers,
+        "weights": weights,
+        "knob": list(KNOB),
+        "steps": steps,
+    }
+
+
+def check(data: dict) -> list[str]:
+    """Every δ, activation, message and slope against the page's own NumPy recursion (the lesson's backward
+    and slopes sections, which the page checks against culpa to 1e-12); one line per problem."""
+    page = lessons.run("through_a_network.py", "network", "forward", "output_delta", "backward", "slopes")
+    delta, a, grad_W, depth = page["delta"], page["a"], page["grad_W"], page["depth"]
+    problems = []
+
+    def same(where, shown, expected):
+        if shown != expected:
+            problems.append(f"blame, {where}: shows {shown}, culpa computes {expected}")
+
+    def slotted(entry, name):
+        return {lang: slot_values(entry, name, lang) for lang in LANGS}
+
+    for step in data["steps"]:
+        where = f"step {step['n']} ({step['phase']})"
+        if step["phase"] == "loss":
+            same(where + " loss", step["loss"], four(page["loss"]))
+            same(where + " formula, loss", slotted(step["loss_math"], "loss"), four(page["loss"]))
+            same(where + " formula, p", slotted(step["math"], "p"), step["p"])
+            same(where + " formula, y", slotted(step["math"], "y"), step["y"])
+            same(where + " p", step["p"], numbers(a[depth], four))
+            same(where + " y", step["y"], numbers(np.eye(len(a[depth]))[page["c"]], lambda v: text(v, ".0f")))
+            continue
+        l = step["layer"]
+        layer = data["layers"][l]
+        same(where + f" a{l}", layer["a"], [four(v) for v in a[l]])
+        if step["phase"] == "forward":
+            same(where + f" formula, a{l}", slotted(step["math"], "a"), numbers(a[l], four))
+        if step["phase"] == "backward":
+            same(where + f" δ{l}", layer["delta"], [four(v) for v in delta[l]])
+            same(where + f" formula, δ{l}", slotted(step["math"], "delta"), numbers(delta[l], four))
+            if l < depth:
+                message = numbers(page["W"][l + 1].T @ delta[l + 1], four)
+                same(where + f" Wᵀδ into layer {l}", layer["message"], message)
+                same(where + f" σ′(z{l})", layer["slope"], numbers(a[l] * (1 - a[l]), four))
+                same(where + f" formula, Wᵀδ into layer {l}", slotted(step["math"], "message"), message)
+                same(where + f" formula, σ′(z{l})", slotted(step["math"], "slope"),
+                     numbers(a[l] * (1 - a[l]), four))
+            for i, row in enumerate(data["weights"][str(l)]):
+                for j, shown in enumerate(row):
+                    same(where + f" ∂L/∂W{l}[{i},{j}]", shown, four(grad_W[l][i, j]))
+    return problems

@@ -1,0 +1,29 @@
+"""Every word the build puts in front of a reader, one file per language: pt.toml and en.toml.
+
+The two files have the same tables and keys (tests/test_strings.py): [run] is the Run bar of every Python
+block (assets/run/run.js reads it from the page's run-config), [run_limits] what a block cannot do in the
+browser, [labs] the labs' download link and the cells that cannot run in the page, [figures] the caption
+words of a timing figure. `{name}` in a string is filled by whoever shows it.
+
+The explorers' words are in each page's Markdown (`data-t-*` on the explorer's root), next to the prose
+they belong to.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from functools import cache
+from pathlib import Path
+
+from sitebuild.project import LANGS
+
+HERE = Path(__file__).resolve().parent
+
+
+@cache
+def of(lang: str) -> dict:
+    """The strings of `lang`, by table: of("pt")["run"]["run"] == "Executar"."""
+    if lang not in LANGS:
+        raise LookupError(f"no strings for language {lang!r}: the site's languages are {LANGS}")
+    with open(HERE / f"{lang}.toml", "rb") as file:
+        return tomllib.load(file)
