@@ -19,6 +19,15 @@ if os.environ.get("CULPA_REQUIRE_TORCH") == "1":
 pytest_plugins = ["support.site"]
 
 
+def pytest_collection_modifyitems(config, items):
+    """Every test under tests/browser/ is in the `browser` lane (pyproject.toml registers the markers)."""
+    import pytest
+
+    for item in items:
+        if "browser" in item.path.relative_to(config.rootpath).parts[:2]:
+            item.add_marker(pytest.mark.browser)
+
+
 def pytest_addoption(parser):
     parser.addoption(
         "--fuzz-cases", type=int, default=300, metavar="N",

@@ -109,15 +109,19 @@ def test_figure_speaks_the_language_of_its_page(made, modules, name):
                     assert grouping[lang].match(token), f"{name} ({lang}): {token!r} in {text!r}"
 
 
+@pytest.mark.slow
 def test_deterministic_figures_are_byte_identical_when_generated_twice(tmp_path):
     names = sorted(set(SCRIPTS) - MEASURED)
+    runs = {}
+    for run in ("first", "second"):  # two fresh processes, no cache, side by side (one per core)
+        command = [sys.executable, "-m", "sitebuild.make_figures", *names, "--force", "--out",
+                   str(tmp_path / run), "--cache", str(tmp_path / f"cache-{run}")]
+        runs[run] = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     outputs = []
-    for run in ("first", "second"):  # two fresh processes, no cache
+    for run, proc in runs.items():
+        _, stderr = proc.communicate()
+        assert proc.returncode == 0, stderr
         out = tmp_path / run
-        command = [sys.executable, "-m", "sitebuild.make_figures", *names, "--force", "--out", str(out),
-                   "--cache", str(tmp_path / f"cache-{run}")]
-        proc = subprocess.run(command, capture_output=True, text=True)
-        assert proc.returncode == 0, proc.stderr
         outputs.append({p.relative_to(out): p.read_bytes() for p in sorted(out.rglob("*.svg"))})
     assert len(outputs[0]) == 4 * len(names)  # each figure in both languages, for desktop and for a phone
     changed = [str(path) for path in outputs[0] if outputs[0][path] != outputs[1][path]]
@@ -135,6 +139,7 @@ def test_publishing_again_writes_nothing(tmp_path):
     assert {p: p.stat().st_mtime_ns for p in published} == before
 
 
+@pytest.mark.slow
 def test_a_raising_figure_script_fails_the_build_and_is_named(made, tmp_path):
     copy = copy_project(tmp_path / "repo")  # `made` filled the figure cache the copy starts from
     broken = copy / "snippets" / "sitebuild" / "figures" / "broken_on_purpose.py"
@@ -288,6 +293,7 @@ def test_training_loss_falls_and_the_boundary_separates_the_moons(made):
 LONG_CPU = "Imaginary Semiconductor Hyperscale Processor Model 9000 X3D+"  # 60 characters
 
 
+@pytest.mark.slow
 def test_a_timing_figure_draws_the_same_whatever_the_cpu_is_called(made, modules):
     """The CPU's name goes into the page's caption, where it wraps; the drawing must not depend on it, so
     that a machine with a longer name (LONG_CPU) draws exactly the same figure."""

@@ -327,6 +327,7 @@ def downloads_run(built_site, tmp_path_factory) -> dict[str, str | None]:
 
 
 @pytest.mark.parametrize("lab_id", LAB_IDS)
+@pytest.mark.slow
 def test_downloaded_notebook_runs_top_to_bottom_in_a_fresh_folder(downloads_run, lab_id):
     failure = downloads_run[lab_id]
     assert failure is None, f"the downloaded notebook of {source(lab_id)} fails in a fresh folder: {failure}"
@@ -335,6 +336,7 @@ def test_downloaded_notebook_runs_top_to_bottom_in_a_fresh_folder(downloads_run,
 # ---- execution at build time: failures and the cache ------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_cell_that_raises_fails_the_build_naming_the_lab_and_the_cell(built_site, tmp_path):
     project = copy_project(tmp_path / "project")
     lab = project / "docs" / "en" / "labs" / "measure-the-cost.md"
@@ -353,6 +355,7 @@ def test_a_cell_that_raises_fails_the_build_naming_the_lab_and_the_cell(built_si
     )
 
 
+@pytest.mark.slow
 def test_a_second_build_executes_no_lab(built_site, tmp_path):
     labs = notebooks.find_labs(DOCS, ROOT / ".cache" / "labs")
     assert {f"{lab.lang}/{lab.name}" for lab in labs} == set(LAB_IDS)

@@ -74,6 +74,7 @@ def test_palette_toggle_speaks_the_page_language(built_site: Path, lang_prefix):
         assert not set(labels) & set(other)
 
 
+@pytest.mark.slow
 def test_changing_culpa_or_a_lesson_redoes_what_depends_on_it(tmp_path):
     """The caches that make a rebuild quick stay correct: on a copy of the project (with its caches), an edit
     to a lesson file redraws the figure that reads it and nothing else, and an edit to culpa's source
@@ -146,6 +147,7 @@ def test_changing_culpa_or_a_lesson_redoes_what_depends_on_it(tmp_path):
         )
 
 
+@pytest.mark.slow
 def test_a_published_build_with_a_loopback_install_url_fails_naming_the_page(tmp_path):
     """CI=true, mkdocs.yml's default site_url and no repository URL: what the Pages workflow must never
     publish. The strict build stops at the first page that shows the install or clone command."""

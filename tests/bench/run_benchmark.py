@@ -1,6 +1,6 @@
 """Benchmark of Run in the page (not collected by pytest; run it by hand):
 
-    .venv/bin/python tests/bench/run_benchmark.py [--site DIR] [--rounds 3]
+    PYTHONPATH=tests .venv/bin/python tests/bench/run_benchmark.py [--site DIR] [--rounds 3]
 
 Builds the site for a loopback address (or serves --site, built for http://127.0.0.1:PORT/ with --port),
 opens page 03 (pt) in Debian's Chromium with every other host unreachable, and prints, measured side by
@@ -32,12 +32,8 @@ from http.server import ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import urlsplit
 
-ROOT = Path(__file__).resolve().parents[2]
-sys.path[:0] = [str(ROOT / "tests"), str(ROOT / "tests" / "browser")]
-
-from served import PagesHandler  # noqa: E402
-
-from support.pages import load_page  # noqa: E402
+from support.pages import ROOT, load_page  # PYTHONPATH=tests: the suite's helpers, as pytest finds them
+from support.served import PagesHandler
 
 ARGS = ["--no-sandbox", "--disable-gpu", "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"]
 PAGE = "03-worked-example/"

@@ -11,15 +11,11 @@ A test that takes a `site_page` argument runs once per page of the site in both 
 from __future__ import annotations
 
 import asyncio
-import threading
-from http.server import ThreadingHTTPServer
-from pathlib import Path
 
 import pytest
-from served import REPO, PagesHandler, ServedSite, SitePage, source_pages
 from visiting import NO_CHROMIUM, Visit, find_chromium, in_ci, visit_all
 
-from support.site import build_site
+from support.served import SitePage, source_pages
 
 CHROMIUM_ARGS = [
     "--no-sandbox",
@@ -41,29 +37,6 @@ def pytest_generate_tests(metafunc):
     if "lab_page" in metafunc.fixturenames:
         pages = [p for p in source_pages() if p.kind == "notebook"]
         metafunc.parametrize("lab_page", pages, ids=[p.id for p in pages])
-
-
-@pytest.fixture(scope="session")
-def served_site(tmp_path_factory) -> ServedSite:
-    """Build the site for http://127.0.0.1:PORT/REPO/ and serve it there for the whole session."""
-    handler = type("Handler", (PagesHandler,), {"site_dir": Path("/nonexistent"), "prefix": f"/{REPO}/"})
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    server.daemon_threads = True
-    origin = f"http://127.0.0.1:{server.server_address[1]}"
-    target = tmp_path_factory.mktemp("pages") / REPO
-    proc = build_site(target, site_url=f"{origin}/{REPO}/")
-    if proc.returncode != 0:
-        server.server_close()
-        lines = f"{proc.stdout}\n{proc.stderr}".splitlines()
-        problems = [line for line in lines if line.strip() and not line.startswith("INFO")]  # not the chatter
-        log = "\n".join(problems or lines)
-        pytest.fail(f"mkdocs build --strict for the project path failed:\n{log}", pytrace=False)
-    handler.site_dir = target
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield ServedSite(dir=target, origin=origin, prefix=f"/{REPO}/")
-    server.shutdown()
-    server.server_close()
 
 
 # --- the browser -----------------------------------------------------------------------------------

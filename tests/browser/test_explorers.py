@@ -18,7 +18,6 @@ import json
 import re
 
 import pytest
-from served import LANGS, ROOT
 from visiting import (
     AXE,
     DESKTOP,
@@ -30,6 +29,8 @@ from visiting import (
     in_ci,
     is_sitemap_prefetch,
 )
+
+from support.served import LANGS, ROOT
 
 if find_chromium() is None and not in_ci():
     pytest.skip(f"browser tests skipped: {NO_CHROMIUM}", allow_module_level=True)

@@ -25,9 +25,9 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from served import ServedSite, SitePage
 
 from support.pages import ROOT, load_page
+from support.served import ServedSite, SitePage
 
 RUNNER = ROOT / "tests" / "support" / "run_page.py"
 PIP_INSTALL = re.compile(r"pip install (?P<url>https?://\S+?\.whl)")

@@ -32,10 +32,10 @@ from __future__ import annotations
 import re
 
 import pytest
-from served import LANGS, SitePage, source_pages
 from visiting import NO_CHROMIUM, find_chromium, in_ci
 
 from sitebuild.steps import offscreen
+from support.served import LANGS, SitePage, source_pages
 
 if find_chromium() is None and not in_ci():  # under CI=true the `chromium` fixture fails instead
     pytest.skip(f"browser tests skipped: {NO_CHROMIUM}", allow_module_level=True)

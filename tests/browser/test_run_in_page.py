@@ -26,9 +26,9 @@ from dataclasses import dataclass, field
 
 import pytest
 from conftest import CHROMIUM_ARGS
-from served import LANGS, ServedSite, SitePage
 
 from support.pages import load_page, page_files
+from support.served import LANGS, ServedSite, SitePage
 
 PYODIDE_PATHS = ("assets/vendor/pyodide/", "assets/run/worker.js", "culpa/culpa-")
 RUN_TIMEOUT_MS = 180_000  # a first Run loads Python; page 09 trains a network
@@ -157,7 +157,7 @@ async def run_everything(chromium: str, site: ServedSite) -> Session:
 
 
 def site_labs(lang: str) -> list[SitePage]:
-    from served import source_pages
+    from support.served import source_pages
 
     return [p for p in source_pages() if p.kind == "notebook" and p.lang == lang]
 

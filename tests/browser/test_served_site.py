@@ -13,7 +13,8 @@ from html.parser import HTMLParser
 from urllib.parse import unquote, urldefrag, urljoin, urlsplit
 
 import pytest
-from served import LANGS, NOT_PAGES, SitePage, source_pages
+
+from support.served import LANGS, NOT_PAGES, SitePage, source_pages
 
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "0.0.0.0", "[::1]")
 

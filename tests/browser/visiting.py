@@ -31,7 +31,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from served import LANGS, ROOT, ServedSite, SitePage, source_pages
+from support.served import LANGS, ROOT, ServedSite, SitePage, source_pages
 
 SCREENSHOTS = ROOT / "tests" / "screenshots"
 AXE = ROOT / "tests" / "vendor" / "axe-core" / "axe.min.js"
