@@ -36,7 +36,7 @@
   var sizes = typeof ResizeObserver === "undefined" ? null : new ResizeObserver(function (entries) {
     focusableIfScrolling(entries.map(function (e) { return e.target; }));
   });
-  // A formula far from the screen is not laid out yet (docs/hooks/offscreen.py): its box has the height it
+  // A formula far from the screen is not laid out yet (sitebuild/steps/offscreen.py): its box has the height it
   // will have, so the ResizeObserver may never report it. Look again when the browser first draws it.
   document.addEventListener("contentvisibilityautostatechange", function (event) {
     var box = !event.skipped && event.target.closest ? event.target.closest(WIDE) : null;

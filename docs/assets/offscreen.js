@@ -1,4 +1,4 @@
-// Blocks far from the screen carry class="offscreen" (docs/hooks/offscreen.py): content-visibility: auto,
+// Blocks far from the screen carry class="offscreen" (sitebuild/steps/offscreen.py): content-visibility: auto,
 // so the browser neither styles nor lays them out until the reader comes near. The first time the browser
 // draws one, the class comes off and the block stays an ordinary block: what Material adds inside it later
 // (a code annotation's tooltip, which reaches outside the block) is never clipped by its containment.

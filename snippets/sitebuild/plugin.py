@@ -53,6 +53,7 @@ class SitePlugin(BasePlugin):
     # ---- configuration and what every page needs, before any page is read ------------------------------
     def on_config(self, config):
         self.project = Project.of(config)
+        patches.check_versions()  # the patched packages are the versions the patches were written for
         patches.highlight_with(self.reuse.highlight)  # pymdownx's Highlight.highlight, through the cache
         self.wheel.build(config, self.project)  # culpa's wheel, from snippets/culpa (cached on its source)
         self.figures = figures.Figures(self.project)

@@ -1,4 +1,4 @@
-"""What docs/hooks/material_start.py changes about Material's start still works as a reader expects.
+"""What sitebuild/patches.py changes about Material's start still works as a reader expects.
 
 - on a phone the navigation drawer (content-visibility: auto while it is closed) opens with its links
   drawn and usable;

@@ -94,7 +94,7 @@ def open_local(browser, url: str, **options):
 
 
 def is_sitemap_prefetch(url: str) -> bool:
-    # Material prefetches sitemap.xml under every alternate-language URL of the page; docs/hooks/alternates.py
+    # Material prefetches sitemap.xml under every alternate-language URL of the page; steps/alternates.py
     # writes one wherever it asks, so those requests must succeed like any other: nothing is ignored.
     return False
 
@@ -207,7 +207,7 @@ MOUNTED_JS = """async (indices) => {
   return missing;
 }"""
 # A reader scrolls through the page: every block comes into view once, so Material sets up each code block
-# (copy button, annotations) and the browser draws every class="offscreen" block (docs/hooks/offscreen.py).
+# (copy button, annotations) and the browser draws every class="offscreen" block (steps/offscreen.py).
 SCROLL_THROUGH_JS = """async () => {
   const frame = () => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 20)));
   for (let y = 0; y < document.documentElement.scrollHeight; y += innerHeight * 0.7) {
@@ -217,7 +217,7 @@ SCROLL_THROUGH_JS = """async () => {
   scrollTo(0, 0);
   await frame();
 }"""
-# The height the build estimated for each offscreen block (docs/hooks/offscreen.py and assets/site.css:
+# The height the build estimated for each offscreen block (sitebuild/steps/offscreen.py and assets/site.css:
 # contain-intrinsic-block-size), beside the height it is drawn at, at the current screen width.
 ESTIMATES_JS = """() => [...document.querySelectorAll(
     '[style*="contain-intrinsic-block-size"], [style*="--chars"]')]

@@ -1,7 +1,7 @@
 /* The blame explorer (page 04): forward stores each layer's activations, backward carries δ layer by layer
    toward the input, and a picked weight shows its slope, δ × the input it multiplied.
 
-   Every number comes from data/blame.json, computed by culpa at build time (snippets/explorers/blame.py)
+   Every number comes from data/blame.json, computed by culpa at build time (snippets/sitebuild/explorers/blame.py)
    and written for both languages; this script lays the network out, reveals and announces. Every word
    comes from the page (the root's data-t-* attributes). One state object, one render(state). */
 (function () {

@@ -2,7 +2,7 @@
    against the exact slope of one backward pass.
 
    Every number, and every point of the two plots, comes from data/nudge.json, precomputed by culpa at build
-   time on a grid (snippets/explorers/nudge.py) and written for both languages; this script only picks the
+   time on a grid (snippets/sitebuild/explorers/nudge.py) and written for both languages; this script only picks the
    grid cell the sliders point at and shows it. Every word comes from the page (the root's data-t-*).
    One state object, one render(state). Starts when the explorer scrolls into view. */
 (function () {

@@ -1,5 +1,5 @@
 /* Starts the explorers of a page: the one copy of what every explorer does besides its own drawing.
-   docs/hooks/explorers.py loads this script first (deferred, so it runs before the explorers' scripts).
+   sitebuild/steps/explorers.py loads this script first (deferred, so it runs before the explorers' scripts).
    An explorer's script calls culpaExplorers.start(NAME, build): each root element with
    data-explorer="NAME" fetches data/NAME.json (beside this file) when it scrolls into view, then
    build(root, data) draws it. data-xp-state on the root says loading, ready or failed.
@@ -75,7 +75,7 @@
               [el("svg:path", { d: ICONS[name], fill: "currentColor" })]);
   }
 
-  /* A formula typeset at build time (docs/hooks/explorers.py): KaTeX's HTML from data.typeset, each number
+  /* A formula typeset at build time (sitebuild/steps/explorers.py): KaTeX's HTML from data.typeset, each number
      put in its slot, from the formula's own slots (culpa's numbers, in the page's language) or from
      values (what the reader picked: a weight's indices and numbers). A number gets data-num, its slot's
      name; a slot named "_i" (an index) is plain text. KaTeX's drawing is hidden from screen readers

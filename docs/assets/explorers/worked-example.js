@@ -1,7 +1,7 @@
 /* The worked-example explorer (page 03): step through the graph culpa recorded, forward then backward.
 
    Every number comes from data/worked-example.json, written by culpa at build time
-   (snippets/explorers/worked_example.py) for both languages; this script only lays it out, reveals it
+   (snippets/sitebuild/explorers/worked_example.py) for both languages; this script only lays it out, reveals it
    step by step and announces each step. Every word comes from the page (the root's data-t-* attributes).
    One state object, one render(state). Starts when the explorer scrolls into view. */
 (function () {

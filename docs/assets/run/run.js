@@ -1,6 +1,6 @@
 /* Run in the page: Run, Stop and Reset on every Python block, the code editable in place.
  *
- * docs/hooks/run_blocks.py marks each Python block (data-run-block="K", in page order), puts its bar (Run,
+ * sitebuild/steps/run_blocks.py marks each Python block (data-run-block="K", in page order), puts its bar (Run,
  * Stop, Reset: data-run-bar="K") and its <output> (data-run-output="K") under it, and writes the page's
  * blocks and strings (its language) into <script id="run-config">. Nothing of Python is fetched until the
  * first Run: then worker.js starts in a Web Worker and loads Pyodide, numpy and culpa from this site.
@@ -183,7 +183,7 @@
     }
   }
 
-  // The bar under each block and its <output> are in the page (docs/hooks/run_blocks.py): set up, nothing
+  // The bar under each block and its <output> are in the page (sitebuild/steps/run_blocks.py): set up, nothing
   // is added to the article, which would restyle all of it while the page loads. Making a block's code
   // editable restyles every token of it (contenteditable is inherited, and role is in Material's
   // `[role="dialog"] ...` selectors): done a block at a time when the browser is idle, not while

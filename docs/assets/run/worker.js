@@ -1,8 +1,9 @@
 /* Run in the page, the interpreter: a Web Worker that runs a page's Python blocks with Pyodide.
  *
- * Started by run.js on the first Run (never on page load), as new Worker("worker.js?wheel=NAME").
+ * Started by run.js on the first Run (never on page load), as new Worker("worker.js?wheel=PATH"), PATH the
+ * wheel's place from the site's root (the run-config's "wheel": sitebuild/project.py's WHEEL_FOLDER/NAME).
  * It loads Pyodide from this site (../vendor/pyodide/), then numpy (Pyodide's own wheel, checked against
- * pyodide-lock.json's sha256) and culpa's wheel (built from the repository by docs/hooks/wheel.py, served at
+ * pyodide-lock.json's sha256) and culpa's wheel (built from the repository by sitebuild/steps/wheel.py, served at
  * <site>/culpa/). Every block of the page runs in one namespace, as in one interpreter.
  *
  * Messages in:  {type: "run", id, code, name, lab}
@@ -20,7 +21,7 @@ const MAX_CHARS = 200000;
 const here = new URL(self.location.href);
 const wheel = here.searchParams.get("wheel");
 const pyodideURL = new URL("../vendor/pyodide/", here).href;
-const wheelURL = new URL(`../../culpa/${wheel}`, here).href;
+const wheelURL = new URL(`../../${wheel}`, here).href; // this script is <site>/assets/run/worker.js
 
 let current = null; // the run being printed: {id, lines, chars, cut, dropped}
 
@@ -60,7 +61,7 @@ function write(stream) {
 // with its lines shown (the source is registered in linecache under the block's name).
 // time.process_time ticks in whole milliseconds here: the labs time sub-millisecond steps with it, so it is
 // replaced by perf_counter (one thread in this worker: both count the same time). The page says so under each
-// block that uses it (docs/hooks/run_blocks.py, BROWSER_LIMITS).
+// block that uses it (sitebuild/steps/run_blocks.py, BROWSER_LIMITS).
 const RUNNER = `
 import linecache, sys, time, traceback
 time.process_time = time.perf_counter

@@ -4,7 +4,7 @@ parameters (page 01).
 
 Measured by culpa.benchmark.fd_vs_backprop (MLPs of about 100 to 10,000 parameters, batch 32, float64),
 in a fresh single-threaded process each time the figure is regenerated; the machine is named in the
-page's caption (`@MACHINE@`, docs/hooks/figures.py), where a long CPU name wraps.
+page's caption (`@MACHINE@`, sitebuild/steps/figures.py), where a long CPU name wraps.
 The dashed lines extend the measurements with the cost model the page explains: finite differences run
 2N (central) or N + 1 (forward) forward passes, each costing a + bN seconds as fitted on the measured
 passes; backprop costs c + dN, fitted on its own measurements.

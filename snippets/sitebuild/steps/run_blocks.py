@@ -36,7 +36,7 @@ import re
 from mkdocs.exceptions import PluginError
 
 from sitebuild import strings
-from sitebuild.project import LANGS
+from sitebuild.project import LANGS, WHEEL_FOLDER
 
 TOKEN = re.compile(
     r"<!--\s*(?P<mark>pytest[-.][^>]*?)\s*-->"
@@ -198,7 +198,7 @@ def on_page_content(html_text: str, page, config, wheel) -> str:
     blob = {
         "lang": lang,
         "strings": strings.of(lang)["run"],
-        "wheel": wheel.name,
+        "wheel": f"{WHEEL_FOLDER}/{wheel.name}",  # from the site's root: assets/run/worker.js loads it
         "blocks": blocks,
     }
     # every "/" escaped (valid JSON): no "</script>" can end the blob, and the site's own URLs in the code
