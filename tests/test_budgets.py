@@ -142,10 +142,14 @@ def page_id(site: Path, path: Path) -> str:
 
 
 def local(site: Path, page: Path, url: str) -> Path | None:
+    """The file a URL of `page` points at. The session's site is built for the project path /REPO/ (its
+    folder's name, tests/support/site.py): an absolute path (a 404 page's links) starts with it."""
     parts = urlsplit(url)
     if parts.scheme or parts.netloc or not parts.path:
         return None
-    return (page.parent / parts.path).resolve() if not parts.path.startswith("/") else site / parts.path[1:]
+    if not parts.path.startswith("/"):
+        return (page.parent / parts.path).resolve()
+    return site / parts.path.removeprefix(f"/{site.name}/").lstrip("/")
 
 
 def gzipped(path: Path) -> int:
