@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from support.pages import PYTHONISH_INFO, SKIP_REASON, all_pages, fences, prose_numbers
+from support.pages import PYTHONISH_INFO, SKIP_REASON, all_pages, fences, prose_numbers, run_params
 
 PAGES = all_pages()
 RUNNER = Path(__file__).parent / "support" / "run_page.py"
@@ -54,7 +54,7 @@ def run_page(page, tmp_path: Path) -> dict:
     return {"blocks": blocks, "markers": markers, **result}
 
 
-@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.id)
+@pytest.mark.parametrize("page", run_params(PAGES))
 def test_page_code_runs_and_prints_what_the_page_shows(page, tmp_path):
     result = run_page(page, tmp_path)
     for block, out in zip(result["blocks"], result["outputs"], strict=False):

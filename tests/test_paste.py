@@ -28,7 +28,10 @@ from pathlib import Path
 import pytest
 
 if __name__ != "__main__":  # under pytest; run as a script (below), this file needs nothing of the repo
-    from support.pages import all_pages, expand_snippets
+    from support.pages import all_pages, expand_snippets, run_params
+else:
+    def run_params(pages):  # run as a script: there are no tests to parametrize
+        return []
 
 HERE = Path(__file__).resolve()
 
@@ -93,7 +96,7 @@ def shown_code(page) -> list[str]:
 PAGES = all_pages() if __name__ != "__main__" else []
 
 
-@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.id)
+@pytest.mark.parametrize("page", run_params(PAGES))
 def test_every_block_pastes_into_the_python_prompt_and_prints_what_the_page_shows(page, tmp_path):
     codes = shown_code(page)
     pairs = [

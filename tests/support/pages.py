@@ -157,3 +157,16 @@ def canonical_math(tex: str, lang: str) -> str:
 
 
 SKIP_REASON = re.compile(r"""pytest\.mark\.skip\(\s*reason\s*=\s*(["'])(?P<reason>.+?)\1\s*\)""")
+
+
+# Pages whose code runs for tens of seconds in a fresh interpreter (measured 2026-12-02 on the 2-core machine
+# under load: 07 26-66 s, 09 6-22 s a language): their runs are in the `slow` lane.
+SLOW_PAGES = ("07-memory.md", "09-training.md")
+
+
+def run_params(pages: list[Page]) -> list:
+    """`pages` as pytest parameters for a test that runs each page's code, the slow ones marked slow."""
+    import pytest
+
+    return [pytest.param(p, id=p.id, marks=[pytest.mark.slow] if p.rel in SLOW_PAGES else []) for p in pages]
+
