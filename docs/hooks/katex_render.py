@@ -35,6 +35,7 @@ import atexit
 import re
 import sys
 import threading
+import time
 import types
 from functools import lru_cache
 from html import escape, unescape
@@ -85,29 +86,49 @@ if not hasattr(_state, "lock"):
     _state.lock, _state.ctx, _state.katex, _state.cache = threading.Lock(), None, None, {}
 
 
-def _new_racer():
-    """A MiniRacer on an event loop of its own. mini-racer adopts the calling thread's running asyncio loop
-    if there is one (Playwright's, in the browser tests), and dies with it; made on a thread without a
-    loop, it starts its own and lives as long as this process."""
-    from py_mini_racer import MiniRacer
+class _Racer:
+    """A MiniRacer made on, and closed by, a thread of its own that lives as long as the racer.
 
-    made = []
-    thread = threading.Thread(target=lambda: made.append(MiniRacer()), name="katex-v8")
-    thread.start()
-    thread.join()
-    return made[0]
+    mini-racer adopts the calling thread's running asyncio loop if there is one (Playwright's, in the browser
+    tests), and dies with it: made on a thread without a loop, it starts its own. That thread must also be
+    the one that closes it, and must still be alive then: a racer whose thread has ended, closed from another
+    thread, crashes the interpreter at exit (a segmentation fault after a successful build, seen on every
+    run on some machines, with mini-racer 0.14.1).
+    """
+
+    def __init__(self):
+        from py_mini_racer import MiniRacer
+
+        made, self._done = [], threading.Event()
+
+        def own():
+            made.append(MiniRacer())
+            self._done.wait()
+            made[0].close()
+
+        self._thread = threading.Thread(target=own, name="katex-v8", daemon=True)
+        self._thread.start()
+        while not made and self._thread.is_alive():
+            time.sleep(0.001)
+        if not made:
+            raise KatexError("mini-racer could not start V8")
+        self.ctx = made[0]
+        atexit.register(self.close)  # without it, mini-racer 0.14 keeps the interpreter from exiting
+
+    def close(self):
+        self._done.set()
+        self._thread.join(timeout=10)
 
 
 def _ctx():
     katex = KATEX_JS.read_bytes()
     if _state.ctx is None or _state.katex != katex:
         if _state.ctx is not None:
-            _state.ctx.close()
-        ctx = _new_racer()
-        ctx.eval(katex.decode("utf-8"))
-        ctx.eval(_RENDERER)
-        atexit.register(ctx.close)  # without it, mini-racer 0.14 keeps the interpreter from exiting
-        _state.ctx, _state.katex, _state.cache = ctx, katex, {}
+            _state.racer.close()
+        racer = _Racer()
+        racer.ctx.eval(katex.decode("utf-8"))
+        racer.ctx.eval(_RENDERER)
+        _state.racer, _state.ctx, _state.katex, _state.cache = racer, racer.ctx, katex, {}
     return _state.ctx
 
 
