@@ -64,13 +64,35 @@ STRINGS = {
             "Parado. Um interpretador novo foi iniciado: os blocos anteriores rodam de novo no próximo "
             "Executar."
         ),
-        "cut": "… saída cortada: {shown} linhas mostradas, {dropped} omitidas.",
+        "cut": "… saída cortada aqui: ficaram de fora {chars} caracteres, em {lines} linhas.",
         "noOutput": "(rodou sem imprimir nada)",
         "failedToLoad": "Não foi possível carregar o Python: {error}",
         "skip": "Este bloco não roda aqui: {reason}",
         "limit": "Atenção: {reason}.",
         "edit": "Código editável: digite para mudar, Ctrl+Enter (⌘+Enter) executa.",
         "label": "Bloco {n} de Python",
+        "runN": "Executar o bloco {n}",
+        "stopN": "Parar o bloco {n}",
+        "resetN": "Restaurar o código do bloco {n}",
+        "restart": "Reiniciar o Python",
+        "restarted": (
+            "O Python foi reiniciado e a memória que ele ocupava foi devolvida: os blocos anteriores rodam "
+            "de novo no próximo Executar."
+        ),
+        "retry": "Tentar de novo",
+        "loadTimedOut": "o Python não terminou de carregar em {seconds} s",
+        "workerFailed": "o interpretador não pôde ser iniciado ({error})",
+        "finished": "Bloco {n}: concluído.",
+        "finishedError": "Bloco {n}: terminou com erro: {error}",
+        "stoppedN": "Bloco {n}: parado.",
+        "noInput": (
+            "input() não pode pedir texto aqui: no navegador o Python não tem teclado. Escreva o valor no "
+            "código, por exemplo nome = \"Ana\"."
+        ),
+        "noClose": (
+            "close() encerraria o Python desta página: para recomeçar, use o botão Reiniciar o Python."
+        ),
+        "cancelledTasks": "Tarefas assíncronas que este bloco deixou pendentes, canceladas no fim: {count}.",
     },
     "en": {
         "run": "Run",
@@ -85,13 +107,33 @@ STRINGS = {
         "blockN": "block {n}",
         "earlierFailed": "Block {n}, before this one, failed; fix it and run again.",
         "stopped": "Stopped. A fresh interpreter has started: the earlier blocks run again on the next Run.",
-        "cut": "… output cut: {shown} lines shown, {dropped} left out.",
+        "cut": "… output cut here: {chars} more characters, on {lines} lines, left out.",
         "noOutput": "(ran without printing anything)",
         "failedToLoad": "Could not load Python: {error}",
         "skip": "This block does not run here: {reason}",
         "limit": "Note: {reason}.",
         "edit": "Editable code: type to change it, Ctrl+Enter (⌘+Enter) runs it.",
         "label": "Python block {n}",
+        "runN": "Run block {n}",
+        "stopN": "Stop block {n}",
+        "resetN": "Put block {n}'s code back",
+        "restart": "Restart Python",
+        "restarted": (
+            "Python restarted and the memory it held was given back: the earlier blocks run again on the "
+            "next Run."
+        ),
+        "retry": "Try again",
+        "loadTimedOut": "Python did not finish loading in {seconds} s",
+        "workerFailed": "the interpreter could not start ({error})",
+        "finished": "Block {n}: finished.",
+        "finishedError": "Block {n}: ended with an error: {error}",
+        "stoppedN": "Block {n}: stopped.",
+        "noInput": (
+            "input() cannot ask for text here: Python in the browser has no keyboard. Write the value in "
+            "the code instead, for example name = \"Ana\"."
+        ),
+        "noClose": "close() would end this page's Python: to start again, use the Restart Python button.",
+        "cancelledTasks": "Asynchronous tasks this block left pending, cancelled at its end: {count}.",
     },
 }
 # Lab cells that the browser cannot run, and why (the page says so under the cell), found by their code.
@@ -185,11 +227,17 @@ def run_bar(k: int, block: dict, lang: str) -> str:
         limit = f'<p class="run-skip">{esc(s["limit"].format(reason=block["limit"]))}</p>'
     button = ('<button type="button" class="md-button run-button{cls}" data-run="{what}"{attrs}>'
               "{label}</button>")
+    n = k + 1
+
+    def named(key: str) -> str:  # each button is named after its block: "Run block 3", not nine "Run"s
+        return f' aria-label="{esc(s[key].format(n=n))}"'
+
     buttons = (
-        button.format(cls=" md-button--primary", what="run", attrs="", label=esc(s["run"]))
-        + button.format(cls="", what="stop", attrs=" hidden", label=esc(s["stop"]))
-        + button.format(cls="", what="reset", attrs=f' disabled title="{esc(s["resetTitle"])}"',
-                        label=esc(s["reset"]))
+        button.format(cls=" md-button--primary", what="run", attrs=named("runN"), label=esc(s["run"]))
+        + button.format(cls="", what="stop", attrs=" hidden" + named("stopN"), label=esc(s["stop"]))
+        + button.format(cls="", what="reset", attrs=f' aria-disabled="true" title="{esc(s["resetTitle"])}"'
+                        + named("resetN"), label=esc(s["reset"]))
+        + button.format(cls="", what="restart", attrs=" hidden", label=esc(s["restart"]))
     )
     return (
         f"{bar}{buttons}{limit}</div>"
@@ -286,7 +334,15 @@ def on_page_content(html_text, page, config, files):
         "wheel": wheel.wheel_name(wheel.project_root(config)),
         "blocks": blocks,
     }
-    # every "/" escaped (valid JSON): no "</script>" can end the blob, and the site's own URLs in the code
-    # (the install command of a lab's first cell) do not read as a script reaching for a host
-    data = json.dumps(blob, ensure_ascii=False).replace("/", "\\/")
-    return content + f'\n<script type="application/json" id="run-config">{data}</script>\n'
+    return content + f'\n<script type="application/json" id="run-config">{script_json(blob)}</script>\n'
+
+
+def script_json(blob) -> str:
+    """JSON that can sit inside <script>: every "<", ">" and "&" written as a \\u escape, so that nothing in
+    a block's code ("</script>", or "<!--<script>", which makes the HTML parser swallow the rest of the
+    page into the script) can end or change the element; every "/" escaped too, so that the site's own
+    URLs in the code (a lab's install command) do not read as a script reaching for a host."""
+    data = json.dumps(blob, ensure_ascii=False)
+    for char, escape in (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"), ("/", "\\/")):
+        data = data.replace(char, escape)
+    return data
