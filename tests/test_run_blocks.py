@@ -39,10 +39,14 @@ def test_a_bar_follows_its_block_or_the_blocks_annotation_list():
     assert 'data-run-expected="1" data-label="Output"' in html
     assert html.endswith('aria-label="Output of this run"></output>')
     assert html.index('data-run-bar="2"') < html.index('data-run-output="2"')
-    # each bar has Run, Stop (hidden) and Reset (disabled) until run.js has something to say
+    # each bar has Run, Stop (hidden), Reset (aria-disabled: it keeps the focus) and Restart Python (hidden)
+    # until run.js has something to say; each button but Restart is named after its block
     bar0 = html[html.index('data-run-bar="0"'):html.index('data-run-output="0"')]
-    assert re.findall(r'data-run="(\w+)"', bar0) == ["run", "stop", "reset"]
-    assert 'data-run="stop" hidden>Stop<' in bar0 and "disabled" in bar0.split('data-run="reset"')[1]
+    assert re.findall(r'data-run="(\w+)"', bar0) == ["run", "stop", "reset", "restart"]
+    assert 'data-run="stop" hidden aria-label="Stop block 1">Stop<' in bar0
+    assert 'aria-disabled="true"' in bar0.split('data-run="reset"')[1].split(">")[0]
+    assert 'data-run="run" aria-label="Run block 1">Run<' in bar0
+    assert 'data-run="restart" hidden>Restart Python<' in bar0
     assert "data-search-exclude" in bar0
 
 

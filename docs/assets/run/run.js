@@ -5,7 +5,11 @@
  * blocks and strings (its language) into <script id="run-config">. Nothing of Python is fetched until the
  * first Run: then worker.js starts in a Web Worker and loads Pyodide, numpy and culpa from this site.
  * A page's blocks share one interpreter, in page order: Run on block K first runs the earlier blocks that
- * have not run in this interpreter (and says so). Stop ends the worker and starts a fresh one.
+ * have not run in this interpreter (and says so). Stop ends the worker and starts a fresh one; Restart
+ * Python (shown whenever an interpreter exists and nothing runs) ends it and gives its memory back.
+ * If Python cannot be loaded (a file missing, a download cut, nothing heard for LOAD_TIMEOUT_S) the
+ * block says what failed and offers Try again. The end of every run is announced to screen readers, and
+ * the focus never falls to the page: a button that cannot act is aria-disabled, not disabled.
  *
  * One state object, one render(): the buttons and notes are redrawn from it.
  */
@@ -18,9 +22,11 @@
   const workerURL = new URL("worker.js", document.currentScript.src);
   workerURL.searchParams.set("wheel", page.wheel);
 
+  const LOAD_TIMEOUT_S = 120; // silence from a loading worker this long: give up (a busy phone takes ~20 s)
   const state = {
     worker: null, // the interpreter, once started
     loading: false,
+    heard: 0, // when the loading worker last said something
     busy: null, // block index whose Run is in progress
     ran: new Set(), // blocks that ran without error in this interpreter
     runs: 0,
@@ -41,41 +47,83 @@
   // ---- the interpreter ------------------------------------------------------------------------------
 
   function startWorker() {
-    state.worker = new Worker(workerURL.href);
+    const worker = new Worker(workerURL.href);
+    state.worker = worker;
     state.loading = true;
-    state.worker.onmessage = (event) => {
+    state.failed = false;
+    state.heard = Date.now();
+    const watchdog = setInterval(() => {
+      if (state.worker !== worker || !state.loading) clearInterval(watchdog);
+      else if (Date.now() - state.heard > LOAD_TIMEOUT_S * 1000) {
+        clearInterval(watchdog);
+        loadFailed(fmt(S.loadTimedOut, { seconds: LOAD_TIMEOUT_S }));
+      }
+    }, 1000);
+    // worker.js itself missing or refused, or an error the worker did not catch
+    worker.onerror = (event) => {
+      event.preventDefault();
+      if (state.worker === worker) loadFailed(fmt(S.workerFailed, { error: event.message || "worker.js" }));
+    };
+    worker.onmessage = (event) => {
+      if (state.worker !== worker) return;
       const m = event.data;
+      state.heard = Date.now();
       if (m.type === "ready") {
         state.loading = false;
         document.querySelectorAll(".run-loading").forEach((node) => node.remove());
         render();
       } else if (m.type === "failed") {
-        state.loading = false;
-        for (const { block, resolve } of pending.values()) {
-          append(block, fmt(S.failedToLoad, { error: m.error }) + "\n", "stderr");
-          resolve(false);
-        }
-        pending.clear();
-        state.worker.terminate();
-        state.worker = null;
-        render();
+        loadFailed(m.error);
       } else if (m.type === "out") {
         const run = pending.get(m.id);
         if (run) append(run.block, m.text, m.stream);
       } else if (m.type === "cut") {
         const run = pending.get(m.id);
-        if (run) run.cut = m.shown;
+        if (run) run.cuts[m.stream] = note(run.block, "…"); // where the stream was cut; filled in at "done"
       } else if (m.type === "done") {
         const run = pending.get(m.id);
         if (!run) return;
         pending.delete(m.id);
-        if (run.cut !== undefined) {
-          note(run.block, fmt(S.cut, { shown: run.cut.toLocaleString(page.lang), dropped: m.dropped.toLocaleString(page.lang) }));
+        for (const [stream, span] of Object.entries(run.cuts)) {
+          const d = m.dropped[stream];
+          span.textContent = fmt(S.cut, { chars: d.chars.toLocaleString(page.lang), lines: d.lines.toLocaleString(page.lang) }) + "\n";
         }
+        if (m.cancelled) note(run.block, fmt(S.cancelledTasks, { count: m.cancelled }));
         if (!run.block.output.dataset.printed) note(run.block, m.ok ? S.noOutput : "");
         run.resolve(m.ok);
       }
     };
+  }
+
+  // Python could not be loaded: each waiting block says why and offers to try again.
+  function loadFailed(error) {
+    const worker = state.worker;
+    state.worker = null;
+    state.loading = false;
+    if (worker) worker.terminate();
+    document.querySelectorAll(".run-loading").forEach((node) => node.remove());
+    state.failed = true;
+    const message = fmt(S.failedToLoad, { error }) + "\n";
+    for (const { block, resolve } of pending.values()) {
+      append(block, message, "stderr");
+      resolve(false);
+    }
+    // Try again sits under the block whose Run the reader pressed (an earlier block may have been running)
+    const pressed = blocks.find((b) => b.index === state.busy);
+    if (pressed) {
+      if (![...pending.values()].some((p) => p.block === pressed)) append(pressed, message, "stderr");
+      const retry = document.createElement("button");
+      retry.type = "button";
+      retry.className = "md-button run-retry";
+      retry.textContent = S.retry;
+      retry.addEventListener("click", () => {
+        pressed.buttons.run.focus(); // before the output that holds this button is cleared
+        run(pressed);
+      });
+      pressed.output.append(retry);
+    }
+    pending.clear();
+    render();
   }
 
   function execute(block, keepNotes) {
@@ -84,13 +132,14 @@
     if (!keepNotes) clearOutput(block);
     block.output.dataset.state = "running";
     return new Promise((resolve) => {
-      pending.set(id, { block, resolve });
+      pending.set(id, { block, resolve, cuts: {} });
       state.worker.postMessage({
         type: "run",
         id,
         code: codeOf(block),
         name: `<${fmt(S.blockN, { n: block.index + 1 })}>`,
         lab: Boolean(block.spec.lab),
+        words: { noInput: S.noInput, noClose: S.noClose },
       });
     }).then((ok) => {
       if (block.output.dataset.state === "running") block.output.dataset.state = ok ? "ok" : "error";
@@ -116,31 +165,70 @@
       ok = await execute(before);
       if (generation !== state.generation) return; // stopped
       if (!ok) {
-        note(block, fmt(S.earlierFailed, { n: before.index + 1 }));
+        if (!state.failed) note(block, fmt(S.earlierFailed, { n: before.index + 1 }));
         block.output.dataset.state = "error";
         break;
       }
     }
-    if (ok) await execute(block, true);
+    if (ok) ok = await execute(block, true);
     if (generation !== state.generation) return;
     state.busy = null;
     render();
+    announce(ok ? fmt(S.finished, { n: block.index + 1 }) : fmt(S.finishedError, { n: block.index + 1, error: lastError(block) }));
   }
 
-  function stop() {
+  // The last line of what the block printed to stderr (a traceback's "ValueError: ..."), for the announcement.
+  function lastError(block) {
+    const errors = [...block.output.querySelectorAll('[data-stream="stderr"]')].map((node) => node.textContent).join("");
+    const lines = errors.split("\n").filter((line) => line.trim());
+    return lines.length ? lines[lines.length - 1] : "";
+  }
+
+  function stop(block) {
     if (!state.worker) return;
     state.worker.terminate();
+    state.worker = null;
     state.generation += 1;
-    for (const { block, resolve } of pending.values()) {
-      note(block, S.stopped);
-      block.output.dataset.state = "stopped";
-      resolve(false);
+    for (const waiting of pending.values()) {
+      note(waiting.block, S.stopped);
+      waiting.block.output.dataset.state = "stopped";
+      waiting.resolve(false);
     }
     pending.clear();
     state.ran.clear();
     state.busy = null;
     startWorker(); // a fresh interpreter, loading while the reader reads
     render();
+    block.buttons.run.focus(); // Stop hides itself: the focus goes to Run, not to the page
+    announce(fmt(S.stoppedN, { n: block.index + 1 }));
+  }
+
+  // End the interpreter and give its memory back; the next Run starts a fresh one.
+  function restart(block) {
+    if (!state.worker || state.busy !== null) return;
+    state.worker.terminate();
+    state.worker = null;
+    state.loading = false;
+    state.generation += 1;
+    state.ran.clear();
+    clearOutput(block);
+    note(block, S.restarted);
+    render();
+    block.buttons.run.focus(); // Restart hides itself
+    announce(S.restarted);
+  }
+
+  let live = null; // the page's one announcer, added on the first announcement (outside the article)
+  function announce(text) {
+    if (!live) {
+      live = document.createElement("div");
+      live.className = "run-announce";
+      live.setAttribute("role", "status");
+      live.setAttribute("aria-live", "polite");
+      document.body.append(live);
+    }
+    live.textContent = "";
+    setTimeout(() => (live.textContent = text), 50); // a change the screen reader notices, even if repeated
   }
 
   // ---- the page -------------------------------------------------------------------------------------
@@ -163,11 +251,12 @@
   }
 
   function note(block, text, extraClass) {
-    if (!text) return;
+    if (!text) return null;
     const span = document.createElement("span");
     span.className = "run-note " + (extraClass || "");
     span.textContent = text + "\n";
     block.output.append(span);
+    return span;
   }
 
   function render() {
@@ -176,9 +265,12 @@
     for (const block of blocks) {
       if (!block.buttons) continue;
       const running = state.busy === block.index;
-      set(block.buttons.run, "disabled", state.busy !== null);
+      // aria-disabled, not disabled: a disabled button drops the focus to the page's <body>
+      const ariaDisabled = (el, off) => el.getAttribute("aria-disabled") !== String(off) && el.setAttribute("aria-disabled", String(off));
+      ariaDisabled(block.buttons.run, state.busy !== null);
+      ariaDisabled(block.buttons.reset, !block.edited);
       set(block.buttons.stop, "hidden", !running);
-      set(block.buttons.reset, "disabled", !block.edited);
+      set(block.buttons.restart, "hidden", !(state.worker && state.busy === null && !state.loading));
       if ((block.box.dataset.running || "") !== (running ? "1" : "")) block.box.dataset.running = running ? "1" : "";
     }
   }
@@ -230,13 +322,16 @@
       }
     });
     const button = (what) => bar.querySelector(`[data-run="${what}"]`);
-    block.buttons = { run: button("run"), stop: button("stop"), reset: button("reset") };
+    block.buttons = { run: button("run"), stop: button("stop"), reset: button("reset"), restart: button("restart") };
     block.buttons.run.addEventListener("click", () => run(block));
-    block.buttons.stop.addEventListener("click", stop);
+    block.buttons.stop.addEventListener("click", () => stop(block));
+    block.buttons.restart.addEventListener("click", () => restart(block));
     block.buttons.reset.addEventListener("click", () => {
-      if (block.edited) code.innerHTML = block.original;
+      if (!block.edited) return;
+      code.innerHTML = block.original;
       block.edited = false;
       render();
+      code.focus(); // Reset cannot act any more: the focus goes to the code it put back
     });
   }
 

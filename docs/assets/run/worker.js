@@ -6,24 +6,31 @@
  * pyodide-lock.json's sha256) and culpa's wheel (built from the repository by sitebuild/steps/wheel.py, served at
  * <site>/culpa/). Every block of the page runs in one namespace, as in one interpreter.
  *
- * Messages in:  {type: "run", id, code, name, lab}
+ * Messages in:  {type: "run", id, code, name, lab, words: {noInput, noClose}}
  * Messages out: {type: "status", text}          loading steps
  *               {type: "ready"}                  Python, numpy and culpa are loaded
  *               {type: "out", id, stream, text}  printed text, "stdout" or "stderr", as it is written
- *               {type: "cut", id, shown}         output reached the cap; the rest is counted, not sent
- *               {type: "done", id, ok, dropped, error}
+ *               {type: "cut", id, stream}        that stream reached its cap; the rest is counted, not sent
+ *               {type: "done", id, ok, cancelled, dropped: {stdout, stderr: {chars, lines}}}
+ *               {type: "failed", error}          Python could not be loaded
  * Stop is run.js terminating this worker and starting a fresh one: nothing here needs to cooperate.
  */
 "use strict";
 
-const MAX_LINES = 2000; // per run: a million-line print leaves the tab alive
+// Per run and per stream: a million-line print leaves the tab alive, and a traceback (stderr) printed after
+// it is still shown, since printed output (stdout) and errors have a budget each.
+const MAX_LINES = 2000;
 const MAX_CHARS = 200000;
 const here = new URL(self.location.href);
 const wheel = here.searchParams.get("wheel");
 const pyodideURL = new URL("../vendor/pyodide/", here).href;
 const wheelURL = new URL(`../../${wheel}`, here).href; // this script is <site>/assets/run/worker.js
 
-let current = null; // the run being printed: {id, lines, chars, cut, dropped}
+let current = null; // the run being printed: {id, stdout: budget, stderr: budget}
+let words = { noInput: "input()", noClose: "close()" }; // the page's sentences, sent with each run
+
+const budget = () => ({ lines: 0, chars: 0, cut: false, droppedChars: 0, droppedBreaks: 0, endsLine: true });
+const breaks = (text) => (text.match(/\n/g) || []).length;
 
 function write(stream) {
   const decoder = new TextDecoder();
@@ -33,28 +40,36 @@ function write(stream) {
       const run = current;
       if (!run) return bytes.length;
       const text = decoder.decode(bytes, { stream: true });
-      if (run.cut) {
-        run.dropped += (text.match(/\n/g) || []).length;
-        return bytes.length;
-      }
+      const b = run[stream];
       let keep = text;
-      const lines = (text.match(/\n/g) || []).length;
-      if (run.lines + lines > MAX_LINES || run.chars + text.length > MAX_CHARS) {
-        // keep whole lines up to the cap, count the rest
-        const room = Math.max(0, MAX_LINES - run.lines);
+      if (!b.cut && (b.lines + breaks(text) > MAX_LINES || b.chars + text.length > MAX_CHARS)) {
+        // keep whole lines up to the cap (and at most MAX_CHARS), count the rest
+        const room = Math.max(0, MAX_LINES - b.lines);
         const parts = text.split("\n");
-        keep = parts.slice(0, room).join("\n") + (room > 0 ? "\n" : "");
-        keep = keep.slice(0, Math.max(0, MAX_CHARS - run.chars));
-        run.dropped += lines - (keep.match(/\n/g) || []).length;
-        run.cut = true;
+        keep = parts.length > room ? parts.slice(0, room).join("\n") + (room > 0 ? "\n" : "") : text;
+        keep = keep.slice(0, Math.max(0, MAX_CHARS - b.chars));
+        b.cut = true;
+        self.postMessage({ type: "cut", id: run.id, stream });
+      } else if (b.cut) {
+        keep = "";
       }
-      run.lines += (keep.match(/\n/g) || []).length;
-      run.chars += keep.length;
+      const dropped = text.slice(keep.length);
+      if (dropped) {
+        b.droppedChars += dropped.length;
+        b.droppedBreaks += breaks(dropped);
+        b.endsLine = dropped.endsWith("\n");
+      }
+      b.lines += breaks(keep);
+      b.chars += keep.length;
       if (keep) self.postMessage({ type: "out", id: run.id, stream, text: keep });
-      if (run.cut) self.postMessage({ type: "cut", id: run.id, shown: run.lines });
       return bytes.length;
     },
   };
+}
+
+// What a cut stream left out: its characters, and the lines they were on (a partial last line counts).
+function droppedOf(b) {
+  return { chars: b.droppedChars, lines: b.droppedBreaks + (b.droppedChars && !b.endsLine ? 1 : 0) };
 }
 
 // The runner keeps its own names out of the reader's namespace. A traceback starts at the block's code,
@@ -62,12 +77,18 @@ function write(stream) {
 // time.process_time ticks in whole milliseconds here: the labs time sub-millisecond steps with it, so it is
 // replaced by perf_counter (one thread in this worker: both count the same time). The page says so under each
 // block that uses it (sitebuild/steps/run_blocks.py, BROWSER_LIMITS).
+// input() has no keyboard to read in a worker: it says so in the page's language instead of Errno 29.
+// asyncio tasks a block leaves pending are cancelled at its end, so that they never print into the next
+// block's output.
 const RUNNER = `
-import linecache, sys, time, traceback
+import asyncio, builtins, linecache, sys, time, traceback
 time.process_time = time.perf_counter
 namespace = {"__name__": "__main__"}
 
-def run(code, name):
+def run(code, name, no_input):
+    def input(prompt=""):
+        raise RuntimeError(no_input)
+    builtins.input = input
     linecache.cache[name] = (len(code), None, code.splitlines(True), name)
     try:
         compiled = compile(code, name, "exec")
@@ -83,10 +104,43 @@ def run(code, name):
         sys.stdout.flush()
         sys.stderr.flush()
     return True
+
+def leftovers():
+    try:
+        pending = [task for task in asyncio.all_tasks(asyncio.get_event_loop()) if not task.done()]
+    except Exception:
+        return 0
+    for task in pending:
+        task.cancel()
+    return len(pending)
 `;
+
+// js.close() from a block would end this worker without a word, and the next Run would wait forever: it
+// does nothing but say so (an error thrown from here reaches Python as a bare SystemError).
+self.close = () => {
+  if (current) self.postMessage({ type: "out", id: current.id, stream: "stderr", text: words.noClose + "\n" });
+};
+
+// Pyodide's loader waits forever when its .wasm (or the standard library) answers with an error page:
+// ask for each file first, so that a missing one is named at once.
+const PYODIDE_FILES = ["pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json"];
+
+async function checkFiles() {
+  const answers = await Promise.all(
+    PYODIDE_FILES.map((name) =>
+      fetch(pyodideURL + name, { method: "HEAD" }).then(
+        (response) => (response.ok ? null : `${name}: HTTP ${response.status}`),
+        (error) => `${name}: ${error.message || error}`,
+      ),
+    ),
+  );
+  const missing = answers.filter(Boolean);
+  if (missing.length) throw new Error(missing.join("; "));
+}
 
 async function start() {
   self.postMessage({ type: "status", text: "pyodide" });
+  await checkFiles();
   importScripts(pyodideURL + "pyodide.js");
   const pyodide = await self.loadPyodide({ indexURL: pyodideURL, fullStdLib: false });
   pyodide.setStdout(write("stdout"));
@@ -97,21 +151,33 @@ async function start() {
     messageCallback: () => {},
     errorCallback: (message) => problems.push(message),
   });
-  // loadPackage does not throw for a wheel it refused (a wrong sha256): check that both import.
-  const runner = pyodide.runPython(
-    RUNNER + "\nimport numpy, culpa\nrun\n",
-    { globals: pyodide.toPy({}) },
-  );
-  return { pyodide, runner, problems };
+  // loadPackage does not throw for a package it could not fetch or refused (a wrong sha256): say which,
+  // rather than the "No module named ..." that the import would give.
+  if (problems.length) throw new Error(`${problems.join("; ")} (numpy, ${wheelURL})`);
+  const api = pyodide.runPython(RUNNER + "\nimport numpy, culpa\n(run, leftovers)\n", {
+    globals: pyodide.toPy({}),
+  });
+  return { pyodide, runner: api.get(0), leftovers: api.get(1) };
 }
+
+let settled = false;
+function failed(error) {
+  if (settled) return;
+  settled = true;
+  self.postMessage({ type: "failed", error: String(error && error.message ? error.message : error) });
+}
+// A failure that start() does not see (an abort inside Pyodide's loader, a wasm that cannot compile).
+self.addEventListener("unhandledrejection", (event) => failed(event.reason));
+self.addEventListener("error", (event) => failed(event.message || event.error));
 
 const ready = start().then(
   (state) => {
+    settled = true;
     self.postMessage({ type: "ready" });
     return state;
   },
   (error) => {
-    self.postMessage({ type: "failed", error: String(error && error.message ? error.message : error) });
+    failed(error);
     throw error;
   },
 );
@@ -125,6 +191,7 @@ let queue = Promise.resolve();
 self.onmessage = (event) => {
   const message = event.data;
   if (message.type !== "run") return;
+  if (message.words) words = message.words;
   queue = queue.then(async () => {
     let state;
     try {
@@ -132,16 +199,24 @@ self.onmessage = (event) => {
     } catch (error) {
       return; // "failed" was posted
     }
-    current = { id: message.id, lines: 0, chars: 0, cut: false, dropped: 0 };
+    current = { id: message.id, stdout: budget(), stderr: budget() };
     const code = message.lab ? withoutMagics(message.code) : message.code;
     let ok = false;
+    let cancelled = 0;
     try {
-      ok = state.runner(code, message.name);
+      ok = state.runner(code, message.name, words.noInput);
+      cancelled = state.leftovers();
     } catch (error) {
       self.postMessage({ type: "out", id: message.id, stream: "stderr", text: String(error) + "\n" });
     }
     const run = current;
     current = null;
-    self.postMessage({ type: "done", id: message.id, ok, dropped: run.dropped });
+    self.postMessage({
+      type: "done",
+      id: message.id,
+      ok,
+      cancelled,
+      dropped: { stdout: droppedOf(run.stdout), stderr: droppedOf(run.stderr) },
+    });
   });
 };

@@ -188,9 +188,12 @@ def draw(lang: str, d: dict):
     for key in ("central", "backprop"):
         value = d["at_target"][key]
         ax.plot([TARGET], [value], "o", color=COLORS[key], markersize=9, markeredgecolor="black")
+        # central's label above its point, backprop's below: the star's note sits between the two, and
+        # backprop's time (measured on the build machine) moves its point up or down
         ax.annotate(words["at_target"].format(time=_readable(value, lang)), (TARGET, value),
-                    xytext=(-10, 8 if key == "central" else 10), textcoords="offset points", ha="right",
-                    fontsize=11, color=COLORS[key], fontweight="bold")
+                    xytext=(-10, 8 if key == "central" else -10), textcoords="offset points", ha="right",
+                    va="bottom" if key == "central" else "top", fontsize=11, color=COLORS[key],
+                    fontweight="bold")
     seed = d["at_target"]["central_at_1ms"]
     ax.plot([TARGET], [seed], "*", color=style.CENTRAL_DIFF, markersize=16, markeredgecolor="black")
     months = style.number(seed / MONTH, ".1f", lang)
@@ -204,7 +207,7 @@ def draw(lang: str, d: dict):
     ax.set_title(words["title"], pad=12 if phone else None)
     ax.legend(loc="upper left", fontsize=10.5, frameon=True, facecolor="white", edgecolor="white",
               framealpha=1)
-    ax.text(0.02, 0.80, words["note"],
-            transform=ax.transAxes, ha="left", va="top", fontsize=9, color=style.NEUTRAL, linespacing=1.3)
+    ax.text(0.02, 0.80, words["note"], transform=ax.transAxes, ha="left", va="top", fontsize=9,
+            color=style.NEUTRAL, bbox={"facecolor": "white", "edgecolor": "none", "pad": 1.5})
     style.localize_axes(ax, lang)
     return fig

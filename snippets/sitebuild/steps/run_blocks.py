@@ -96,11 +96,17 @@ def run_bar(k: int, block: dict, lang: str) -> str:
         limit = f'<p class="run-skip">{esc(s["limit"].format(reason=block["limit"]))}</p>'
     button = ('<button type="button" class="md-button run-button{cls}" data-run="{what}"{attrs}>'
               "{label}</button>")
+    n = k + 1
+
+    def named(key: str) -> str:  # each button is named after its block: "Run block 3", not nine "Run"s
+        return f' aria-label="{esc(s[key].format(n=n))}"'
+
     buttons = (
-        button.format(cls=" md-button--primary", what="run", attrs="", label=esc(s["run"]))
-        + button.format(cls="", what="stop", attrs=" hidden", label=esc(s["stop"]))
-        + button.format(cls="", what="reset", attrs=f' disabled title="{esc(s["resetTitle"])}"',
-                        label=esc(s["reset"]))
+        button.format(cls=" md-button--primary", what="run", attrs=named("runN"), label=esc(s["run"]))
+        + button.format(cls="", what="stop", attrs=" hidden" + named("stopN"), label=esc(s["stop"]))
+        + button.format(cls="", what="reset", attrs=f' aria-disabled="true" title="{esc(s["resetTitle"])}"'
+                        + named("resetN"), label=esc(s["reset"]))
+        + button.format(cls="", what="restart", attrs=" hidden", label=esc(s["restart"]))
     )
     return (
         f"{bar}{buttons}{limit}</div>"
@@ -201,7 +207,15 @@ def on_page_content(html_text: str, page, config, wheel) -> str:
         "wheel": f"{WHEEL_FOLDER}/{wheel.name}",  # from the site's root: assets/run/worker.js loads it
         "blocks": blocks,
     }
-    # every "/" escaped (valid JSON): no "</script>" can end the blob, and the site's own URLs in the code
-    # (the install command of a lab's first cell) do not read as a script reaching for a host
-    data = json.dumps(blob, ensure_ascii=False).replace("/", "\\/")
-    return content + f'\n<script type="application/json" id="run-config">{data}</script>\n'
+    return content + f'\n<script type="application/json" id="run-config">{script_json(blob)}</script>\n'
+
+
+def script_json(blob) -> str:
+    """JSON that can sit inside <script>: every "<", ">" and "&" written as a \\u escape, so that nothing in
+    a block's code ("</script>", or "<!--<script>", which makes the HTML parser swallow the rest of the
+    page into the script) can end or change the element; every "/" escaped too, so that the site's own
+    URLs in the code (a lab's install command) do not read as a script reaching for a host."""
+    data = json.dumps(blob, ensure_ascii=False)
+    for char, escape in (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"), ("/", "\\/")):
+        data = data.replace(char, escape)
+    return data

@@ -1,0 +1,210 @@
+"""Run in the page, when things go wrong, and for a reader on the keyboard or a screen reader.
+
+- Python that cannot be loaded (a planted 404 for pyodide.asm.wasm, or for worker.js) says what failed
+  within seconds and offers Try again, which then works;
+- a traceback printed after 3,000 lines is still shown (printed output and errors are cut separately), and
+  one 300,000-character line says how many characters were left out;
+- input(), js.close() and an asyncio task left pending each get a clear outcome, and the next Run works;
+- Restart Python is offered whenever nothing runs, and gives a fresh interpreter;
+- after Run, Stop and Reset the focus is on a control, not on the page; each button is named after its
+  block; the end of every run is announced;
+- a block whose code holds "<!--<script>" cannot break the page's run-config (tested on the config as the
+  build writes it, in Chromium's own HTML parser).
+Both languages: the strings come from the page (docs/hooks/run_blocks.py).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+from visiting import NO_CHROMIUM, find_chromium, in_ci, open_local
+
+from support.pages import _load_hook
+
+if find_chromium() is None and not in_ci():
+    pytest.skip(f"browser tests skipped: {NO_CHROMIUM}", allow_module_level=True)
+
+PAGES = {"pt": "03-worked-example/", "en": "en/03-worked-example/"}
+LOAD_MS = 180_000  # a cold Pyodide on a busy 2-core machine
+DONE = "(el) => el.dataset.state && el.dataset.state !== 'running'"
+ACTIVE = """() => { const a = document.activeElement;
+  return a ? (a.dataset.run || a.getAttribute('role') || a.tagName.toLowerCase()) : null; }"""
+
+
+def strings(tab) -> dict:
+    return json.loads(tab.locator("#run-config").text_content())["strings"]
+
+
+def block(tab, k: int):
+    box = tab.locator(f'[data-run-block="{k}"]')
+    return {
+        "code": box.locator("code"),
+        "run": tab.locator(f'[data-run-bar="{k}"] [data-run="run"]'),
+        "stop": tab.locator(f'[data-run-bar="{k}"] [data-run="stop"]'),
+        "reset": tab.locator(f'[data-run-bar="{k}"] [data-run="reset"]'),
+        "restart": tab.locator(f'[data-run-bar="{k}"] [data-run="restart"]'),
+        "output": tab.locator(f'[data-run-output="{k}"]'),
+    }
+
+
+def set_code(tab, b, text: str) -> None:
+    b["code"].click()
+    tab.keyboard.press("ControlOrMeta+a")
+    tab.keyboard.press("Delete")
+    tab.keyboard.insert_text(text)
+
+
+def run_and_wait(tab, b, timeout=LOAD_MS) -> str:
+    b["run"].focus()
+    tab.keyboard.press("Enter")
+    tab.wait_for_timeout(50)
+    tab.wait_for_function(DONE, arg=b["output"].element_handle(), timeout=timeout)
+    return b["output"].text_content()
+
+
+def announced(tab, expected: str) -> str:
+    tab.wait_for_function("(t) => document.querySelector('.run-announce')?.textContent === t", arg=expected,
+                          timeout=5_000)
+    return expected
+
+
+@pytest.mark.parametrize("lang", ["pt", "en"])
+@pytest.mark.parametrize("missing", ["pyodide.asm.wasm", "worker.js"])
+def test_python_that_cannot_load_says_so_and_try_again_works(browser, served_site, lang, missing):
+    context, tab = open_local(browser, served_site.base + PAGES[lang])
+    try:
+        s = strings(tab)
+        planted = f"**/{missing}*"
+        context.route(planted, lambda route: route.fulfill(status=404, body="planted 404"))
+        b = block(tab, 0)
+        b["run"].focus()
+        started = time.perf_counter()
+        tab.keyboard.press("Enter")
+        tab.wait_for_selector('[data-run-output="0"] .run-retry', timeout=60_000)
+        seconds = time.perf_counter() - started
+        text = b["output"].text_content()
+        focus = tab.evaluate(ACTIVE)
+        retry = b["output"].locator(".run-retry")
+        assert retry.text_content() == s["retry"]
+        heard = announced(tab, s["finishedError"].format(n=1, error=text.split("\n")[0].strip()))
+        # the reader's network is back: Try again loads Python and runs the block
+        context.unroute(planted)
+        retry.focus()
+        tab.keyboard.press("Enter")
+        tab.wait_for_timeout(50)
+        tab.wait_for_function(DONE, arg=b["output"].element_handle(), timeout=LOAD_MS)
+        after = b["output"].text_content()
+        state = b["output"].get_attribute("data-state")
+    finally:
+        context.close()
+    prefix = s["failedToLoad"].split("{")[0]
+    assert text.startswith(prefix), f"{missing} missing: the block says {text!r}"
+    assert seconds < 30, f"{missing} missing: {seconds:.1f} s before the block said so"
+    assert focus == "run", f"the focus went to {focus} while Python failed to load"
+    assert heard
+    assert state == "ok" and prefix not in after, f"Try again did not run the block: {after[-300:]!r}"
+
+
+@pytest.mark.parametrize("lang", ["pt", "en"])
+def test_a_session_of_runs_that_go_wrong_and_the_keyboard(browser, served_site, lang):
+    context, tab = open_local(browser, served_site.base + PAGES[lang])
+    seen: dict = {}
+    try:
+        s = strings(tab)
+        b = block(tab, 0)
+        seen["names"] = [b[k].get_attribute("aria-label") for k in ("run", "stop", "reset")]
+        seen["name_3"] = block(tab, 2)["run"].get_attribute("aria-label")
+        tab.wait_for_function("() => document.querySelector('[data-run-block=\"0\"] code').isContentEditable")
+
+        # 3,000 lines and then an error: the traceback survives the cut
+        set_code(tab, b, "for i in range(3000):\n    print(i)\n1 / 0\n")
+        seen["traceback"] = run_and_wait(tab, b)
+        seen["focus_after_run"] = tab.evaluate(ACTIVE)
+        seen["announced_error"] = announced(tab, s["finishedError"].format(
+            n=1, error="ZeroDivisionError: division by zero"))
+        # one line of 300,000 characters: the note counts characters, not "0 lines"
+        set_code(tab, b, 'print("x" * 300_000)\n')
+        seen["long_line"] = run_and_wait(tab, b)
+        seen["announced_ok"] = announced(tab, s["finished"].format(n=1))
+        # input() and js.close() say what happened; the next Run works
+        set_code(tab, b, 'name = input("name? ")\n')
+        seen["input"] = run_and_wait(tab, b)
+        set_code(tab, b, "import js\njs.close()\n")
+        seen["close"] = run_and_wait(tab, b)
+        set_code(tab, b, "import asyncio\n\nasync def later():\n    await asyncio.sleep(0.2)\n"
+                         "    print('LEFTOVER')\n\ntask = asyncio.ensure_future(later())\nprint('A')\n")
+        seen["async"] = run_and_wait(tab, b)
+        set_code(tab, b, "import time\nt = time.perf_counter()\nwhile time.perf_counter() - t < 0.5:\n"
+                         "    pass\nprint('B')\n")
+        seen["after_async"] = run_and_wait(tab, b)
+        # Stop, with the keyboard: the focus goes back to Run
+        set_code(tab, b, "while True:\n    pass\n")
+        b["run"].focus()
+        tab.keyboard.press("Enter")
+        b["stop"].wait_for(state="visible")
+        b["stop"].focus()
+        tab.keyboard.press("Enter")
+        tab.wait_for_function("(el) => el.dataset.state === 'stopped'", arg=b["output"].element_handle())
+        seen["focus_after_stop"] = tab.evaluate(ACTIVE)
+        # Reset, with the keyboard: the focus goes to the code it put back
+        b["reset"].focus()
+        tab.keyboard.press("Enter")
+        seen["focus_after_reset"] = tab.evaluate(ACTIVE)
+        seen["reset_disabled"] = b["reset"].get_attribute("aria-disabled")
+        # Restart Python, offered once nothing runs; the next Run starts a fresh interpreter
+        run_and_wait(tab, b)
+        b["restart"].wait_for(state="visible")
+        b["restart"].focus()
+        tab.keyboard.press("Enter")
+        seen["restarted"] = b["output"].text_content()
+        seen["focus_after_restart"] = tab.evaluate(ACTIVE)
+        seen["restart_hidden"] = b["restart"].is_hidden()
+        seen["after_restart"] = run_and_wait(tab, b)
+        seen["alive"] = tab.evaluate("1 + 1")
+    finally:
+        context.close()
+    n = {"pt": ("Executar o bloco 1", "Parar o bloco 1", "Restaurar o código do bloco 1"),
+         "en": ("Run block 1", "Stop block 1", "Put block 1's code back")}[lang]
+    assert seen["names"] == list(n), seen["names"]
+    assert seen["name_3"] == s["runN"].format(n=3)
+    assert "ZeroDivisionError: division by zero" in seen["traceback"], seen["traceback"][-500:]
+    assert s["cut"].split("{")[0] in seen["traceback"]
+    assert seen["focus_after_run"] == "run"
+    chars = f"{100_001:,}".replace(",", "." if lang == "pt" else ",")
+    assert s["cut"].format(chars=chars, lines=1) in seen["long_line"], seen["long_line"][-300:]
+    assert s["noInput"] in seen["input"] and "Errno 29" not in seen["input"], seen["input"][-500:]
+    assert s["noClose"] in seen["close"], seen["close"][-500:]
+    assert "A" in seen["async"] and s["cancelledTasks"].format(count=1) in seen["async"], seen["async"]
+    assert "LEFTOVER" not in seen["after_async"] and "B" in seen["after_async"], seen["after_async"]
+    assert seen["focus_after_stop"] == "run"
+    assert seen["focus_after_reset"] == "textbox" and seen["reset_disabled"] == "true"
+    assert s["restarted"] in seen["restarted"] and seen["focus_after_restart"] == "run"
+    assert seen["restart_hidden"]
+    assert seen["alive"] == 2
+
+
+def test_a_block_with_html_comment_and_script_cannot_break_the_run_config(browser):
+    """The run-config JSON as the build writes it, for a block holding '<!--<script>' and '</script>', put
+    in a page: the elements after it still exist and the JSON still parses to the same code."""
+    run_blocks = _load_hook("run_blocks")
+    code = 'html = "<!--<script>"\nend = "</script>"\nprint(html, end)\n'
+    blob = {"lang": "en", "blocks": [{"code": code}]}
+    page = (
+        "<!doctype html><html><body><p id='before'>before</p>"
+        f'<script type="application/json" id="run-config">{run_blocks.script_json(blob)}</script>'
+        "<p id='after'>after</p><script>window.parsed = JSON.parse("
+        "document.getElementById('run-config').textContent)</script></body></html>"
+    )
+    context = browser.new_context()
+    try:
+        tab = context.new_page()
+        tab.set_content(page)
+        after = tab.locator("#after").count()
+        parsed = tab.evaluate("window.parsed")
+    finally:
+        context.close()
+    assert "<" not in run_blocks.script_json(blob)
+    assert after == 1, "the page after the run-config was swallowed"
+    assert parsed == blob
