@@ -10,7 +10,7 @@
   block; the end of every run is announced;
 - a block whose code holds "<!--<script>" cannot break the page's run-config (tested on the config as the
   build writes it, in Chromium's own HTML parser).
-Both languages: the strings come from the page (docs/hooks/run_blocks.py).
+Both languages: the strings come from the page (sitebuild/strings/, through sitebuild/steps/run_blocks.py).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import time
 import pytest
 from visiting import NO_CHROMIUM, find_chromium, in_ci, open_local
 
-from support.pages import _load_hook
+from sitebuild.steps import run_blocks
 
 if find_chromium() is None and not in_ci():
     pytest.skip(f"browser tests skipped: {NO_CHROMIUM}", allow_module_level=True)
@@ -188,7 +188,6 @@ def test_a_session_of_runs_that_go_wrong_and_the_keyboard(browser, served_site, 
 def test_a_block_with_html_comment_and_script_cannot_break_the_run_config(browser):
     """The run-config JSON as the build writes it, for a block holding '<!--<script>' and '</script>', put
     in a page: the elements after it still exist and the JSON still parses to the same code."""
-    run_blocks = _load_hook("run_blocks")
     code = 'html = "<!--<script>"\nend = "</script>"\nprint(html, end)\n'
     blob = {"lang": "en", "blocks": [{"code": code}]}
     page = (
