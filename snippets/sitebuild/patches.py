@@ -34,7 +34,7 @@ What Material's script costs on every page load, made smaller without changing w
     has `[data-md-color-switching] *, ... :after, ... :before {transition-duration: 0s !important}`, and a
     selector that reaches every element under an attribute makes each change of that attribute restyle the
     whole page (two full restyles on every load, measured: 8-9 ms each on this machine for a chapter page,
-    x4 on Lighthouse's phone). After each build this hook moves that rule, in the built
+    x4 on Lighthouse's phone). After each build this module moves that rule, in the built
     assets/stylesheets/palette.*.min.css, under `@media (prefers-reduced-motion: reduce)`: a reader who
     asked for reduced motion keeps Material's instant switch (and its cost); for everyone else the rule is
     not active, so the attribute costs nothing, and switching light/dark lets links and buttons fade into
@@ -50,7 +50,7 @@ What Material's script costs on every page load, made smaller without changing w
     whatever the value), so two more full restyles on every load, and the largest ones (measured: 12 and
     28 ms of one chapter page's load on Lighthouse's phone). The meta is written instead by a line of script
     right after the header (docs/overrides/main.html), before anything is drawn, with the header's own
-    `color-scheme` (light, or dark for the slate palette the reader chose); after each build this hook
+    `color-scheme` (light, or dark for the slate palette the reader chose); after each build this module
     makes Material's script (assets/javascripts/bundle.*.min.js) use that meta rather than append a second
     one, and write its content only when the scheme changes (a switch of light/dark). A Material whose
     script no longer has these two statements fails the build. (Its source map then points a few columns

@@ -258,7 +258,7 @@ def remove_foreign_scripts(html: str, lab: Lab) -> str:
 
 def replace_stylesheets(html: str) -> str:
     """nbconvert's template inlines JupyterLab's whole stylesheet (~590 KB) and Pygments' twice, of which the
-    cells use a few rules: drop every <style> of the page's content and inline hooks/notebook.css instead."""
+    cells use a few rules: drop every <style> of the page's content and inline notebook.css instead."""
     css = NOTEBOOK_CSS.read_text(encoding="utf-8").strip()
     return f"<style>{css}</style>\n" + STYLE.sub("", html)
 
