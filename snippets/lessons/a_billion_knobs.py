@@ -156,7 +156,7 @@ forward_passes = 0
 loss = run_model()  # one forward pass, recorded
 loss.backward()  # one backward sweep: every slope at once
 
-print("forward passes:", forward_passes, " backward sweeps: 1")
+print("forward passes:", forward_passes)
 print("slopes found:", sum(p.grad.size for p in params), "of", n_params)
 print(f"the knob we nudged by hand: {knob.grad[1, 0]:+.6f}")
 agree = all(np.allclose(p.grad, s, rtol=0, atol=1e-7)

@@ -15,11 +15,11 @@ v = x**2  # path 2: the same x, used a second time
 L = u * v  # L = 3x * x^2 = 3x^3
 L.backward()
 
-via_u = u.grad * 3  # dL/du * du/dx
-via_v = v.grad * 2 * x.data  # dL/dv * dv/dx
+via_u = u.grad * 3
+via_v = v.grad * 2 * x.data
 print("L =", L.item())
-print("through u:", via_u, "  through v:", via_v, "  sum:", via_u + via_v)
-print("culpa's x.grad =", x.grad)
+print(f"dL/du * du/dx = {via_u}   dL/dv * dv/dx = {via_v}")
+print(f"sum = {via_u + via_v}   x.grad = {x.grad}")
 # --8<-- [end:two_paths]
 
 # --8<-- [start:check]

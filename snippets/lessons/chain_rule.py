@@ -69,6 +69,20 @@ for name, rest in downstream.items():
 print(f"1 - tanh(0.5)^2 = {1 - np.tanh(0.5) ** 2:.4f}")
 # --8<-- [end:local]
 
+# --8<-- [start:two_paths]
+x = culpa.Tensor(2.0, requires_grad=True)
+u = 3 * x  # (1)!
+v = x**2
+L = u * v
+L.backward()
+
+via_u = u.grad * 3  # (2)!
+via_v = v.grad * 2 * x.data
+print(f"dL/du * du/dx = {u.grad} * 3 = {via_u}")
+print(f"dL/dv * dv/dx = {v.grad} * {2 * x.data} = {via_v}")
+print(f"sum = {via_u + via_v}   x.grad = {x.grad}")
+# --8<-- [end:two_paths]
+
 # --8<-- [start:dual]
 class Dual:
     """A value and its tangent: how fast it moves as one chosen input moves."""
