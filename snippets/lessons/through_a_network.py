@@ -130,5 +130,5 @@ print("multiply-adds, forward :", forward_madds)
 print("multiply-adds, backward:", backward_madds)
 both = (forward_madds + backward_madds) / forward_madds
 print("backprop, in forward passes:", round(both, 1))
-print("forward differences, in forward passes:", n_params + 1)
+print("one-sided differences, in forward passes:", n_params + 1)
 # --8<-- [end:cost]
