@@ -10,8 +10,8 @@ import numpy as np
 import culpa
 
 x = culpa.Tensor(2.0, requires_grad=True)
-u = 3 * x  # path 1
-v = x**2  # path 2: the same x, used a second time
+u = 3 * x
+v = x**2  # (1)!
 L = u * v  # L = 3x * x^2 = 3x^3
 L.backward()
 

@@ -169,7 +169,7 @@ def multiply_adds(graph):
     forward = backward = 0
     for node in nodes:
         if node["op"] in ("linear", "matmul"):
-            x, w = (nodes[i] for i in node["parents"][:2])  # input, weights
+            x, w = (nodes[i] for i in node["parents"][:2])
             work = int(np.prod(node["shape"])) * x["shape"][-1]  # (1)!
             forward += work
             backward += work * (x["requires_grad"] + w["requires_grad"])  # (2)!
@@ -195,7 +195,7 @@ for width in [4, 16, 64, 256]:
     row = f"{width:>5} {n:>7_} {ops:>4} {forward:>10_} {backward:>10_}"
     print(row, f"{backward / forward:>8.2f} {versus:>19_.0f}")
 
-loss.backward()  # one sweep through the widest model
+loss.backward()  # (4)!
 filled = sum(p.grad.size for p in model.parameters())
 print(f"gradients: {filled:_} of {n:_}")
 # --8<-- [end:one_sweep]

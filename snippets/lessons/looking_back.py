@@ -12,7 +12,7 @@ import numpy as np
 import culpa
 
 rng = np.random.default_rng(0)
-X, y = rng.normal(size=(8, 3)), rng.integers(0, 3, size=8)  # 8 examples
+X, y = rng.normal(size=(8, 3)), rng.integers(0, 3, size=8)
 model = culpa.nn.MLP([3, 4, 3], activation="tanh", rng=0)
 params = model.parameters()
 before = [p.data.copy() for p in params]
