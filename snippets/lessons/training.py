@@ -32,8 +32,7 @@ X, y = two_moons(200, noise=0.15, seed=0)
 
 print("X:", X.shape, " y:", y.shape)
 print("np.bincount(y):", np.bincount(y))
-print(f"X[:, 0] in [{X[:, 0].min():.1f}, {X[:, 0].max():.1f}]   "
-      f"X[:, 1] in [{X[:, 1].min():.1f}, {X[:, 1].max():.1f}]")
+print("min:", X.min(axis=0).round(1), "  max:", X.max(axis=0).round(1))
 # --8<-- [end:data]
 
 # --8<-- [start:model]
