@@ -396,7 +396,7 @@ STUMBLES = {
         (re.compile(r"\bTocar\s+os\s+passos\b", re.IGNORECASE),
          "'Tocar os passos' reads as touching them: a play button 'Reproduz'"),
         (re.compile(r"\bescal(?:e|ada|adas|ado|ados|ando)\b|\bescalas?\s+a\s+culpa\b", re.IGNORECASE),
-         "'escalar' means to climb (or a scalar): scaling by a factor is 'multiplicar' or 'ponderar'"),
+         "'escalar' means to climb (or a scalar): scaling by a factor is 'multiplicar'"),
         (re.compile(r"(?:^\s*(?:[-*]\s+)?|[.!?:]\s+)Aten[çc][ãa]o,"),
          "'Atenção,' opening a sentence reads as an interjection: name the attention mechanism"),
         (re.compile(r"\bp[áa]gina\s+\d{2}\b", re.IGNORECASE),
