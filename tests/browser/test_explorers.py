@@ -614,3 +614,25 @@ def test_the_focus_stays_on_next_and_last_at_the_end(browser, served_site, name,
         f"{name} ({lang}): Last went to step {step_after_last} of {total}, then {still}; "
         f"focus stayed: {focus_after_last}"
     )
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_print_shows_the_static_figures_and_no_controls(browser, served_site, lang):
+    """On paper an explorer is its static figure (it would print at step 1, an empty graph), and no Run bar,
+    button or output prints."""
+    context, tab = open_page(browser, served_site, lang, PAGES["worked-example"])
+    try:
+        root = start(tab, "worked-example")
+        screen = root.evaluate("(r) => ({ui: !!r.querySelector('.xp-ui')?.getClientRects().length, "
+                               "img: !!r.querySelector('figure img')?.getClientRects().length})")
+        tab.emulate_media(media="print")
+        printed = root.evaluate("(r) => ({ui: !!r.querySelector('.xp-ui')?.getClientRects().length, "
+                                "img: !!r.querySelector('figure img')?.getClientRects().length})")
+        controls = tab.evaluate("""() => [...document.querySelectorAll(
+            '.run-bar, .run-output, .xp-bar, .md-typeset button')]
+            .filter((e) => e.getClientRects().length).map((e) => e.className || e.tagName)""")
+    finally:
+        context.close()
+    assert screen == {"ui": True, "img": False}, f"on screen: {screen}"
+    assert printed == {"ui": False, "img": True}, f"in print: {printed}"
+    assert not controls, f"printed controls: {controls[:10]}"
