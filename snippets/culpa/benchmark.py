@@ -53,7 +53,7 @@ import time
 import numpy as np
 
 import culpa
-from culpa.nn import SGD_SLICE, update_in_slices
+from culpa.fast_paths import SGD_SLICE, update_in_slices
 
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 PINNED_ENVIRONMENT = {

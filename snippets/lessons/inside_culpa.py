@@ -81,25 +81,25 @@ np.set_printoptions(precision=3, suppress=True)
 w = culpa.Tensor([2.0, -1.0], requires_grad=True)  # (1)!
 y = w * 3.0  # (2)!
 
-print("w: op =", w.op, "| parents:", len(w._parents), "| grad:", w.grad)
-print("y: op =", y.op, "| parents:", [p.op for p in y._parents],
+print("w: op =", w.op, "| parents:", len(w.parents), "| grad:", w.grad)
+print("y: op =", y.op, "| parents:", [p.op for p in y.parents],
       "| grad:", y.grad)
-print("y's first parent is w:", y._parents[0] is w)
+print("y's first parent is w:", y.parents[0] is w)
 print("the second, the constant 3.0, requires grad:",
-      y._parents[1].requires_grad)
+      y.parents[1].requires_grad)
 # --8<-- [end:tensor]
 
 # --8<-- [start:local]
 g = np.array([1.0, 10.0])  # pretend this gradient arrives from downstream
-print("mul hands back:", y._backward(g))  # (1)!
+print("mul hands back:", y.local_backward(g))  # (1)!
 
 t = w.tanh()
-print("tanh hands back:", t._backward(np.ones(2)))
+print("tanh hands back:", t.local_backward(np.ones(2)))
 print("1 - tanh(w)^2 =", 1 - np.tanh(w.data) ** 2)
 
 constant = culpa.Tensor([2.0, -1.0]) * 3.0  # (2)!
-print("ops on constants record nothing:", constant._parents,
-      constant._backward)
+print("ops on constants record nothing:", constant.parents,
+      constant.local_backward)
 # --8<-- [end:local]
 
 # --8<-- [start:matmul]
@@ -140,7 +140,7 @@ def topo_order_recursive(root):  # (1)!
     def visit(node):
         if node not in seen:
             seen.add(node)
-            for parent in node._parents:
+            for parent in node.parents:
                 visit(parent)
             order.append(node)
     visit(root)
@@ -174,11 +174,20 @@ try:
 except RuntimeError:
     print("a third one: RuntimeError (graph released)")
 
+w = culpa.Tensor([2.0, 3.0], requires_grad=True, name="w")
+loss = (w * x).sum()
+w.data *= 10  # (2)!
+try:
+    loss.backward()
+except RuntimeError as err:
+    print("data changed in between: RuntimeError, names w:", "'w'" in str(err))
+
 root = culpa.Tensor([0.0, 4.0], requires_grad=True)
 try:
     (root**0.5).sum().backward()  # the slope of sqrt at 0 is infinite
 except FloatingPointError as err:
-    print("FloatingPointError, names the op:", "'pow'" in str(err))
+    print("FloatingPointError, names the op:", "'pow'" in str(err),
+          "| grad written:", root.grad)
 # --8<-- [end:backward]
 
 # --8<-- [start:fused]
@@ -253,7 +262,7 @@ print("closure that holds its output, objects left > 0:", naive_left > 0)
 with culpa.no_grad():
     frozen = w * 3.0  # (1)!
 
-print("inside no_grad:", frozen.requires_grad, frozen._parents)
+print("inside no_grad:", frozen.requires_grad, frozen.parents)
 
 net = culpa.nn.MLP([4, 8, 3], rng=0)
 batch = culpa.Tensor(np.ones((2, 4)))

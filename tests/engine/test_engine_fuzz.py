@@ -65,7 +65,9 @@ class Graph:
         else:
             data = values.copy()
         assert np.array_equal(data, values)
-        pair = (Tensor(data, requires_grad=True), torch.tensor(values, requires_grad=True))
+        leaf = Tensor(values, requires_grad=True)  # a copy, as torch.tensor makes...
+        leaf.data = data  # ...then the odd layout itself, rebound before any op uses it
+        pair = (leaf, torch.tensor(values, requires_grad=True))
         self.leaves.append(pair)
         self.values.append(pair)
         return pair
@@ -271,7 +273,7 @@ def test_the_fuzzer_draws_every_kind_of_case():
                 flags = c.data.flags
                 layouts.add("C" if flags.c_contiguous else "F" if flags.f_contiguous else "other")
             if c.op == "matmul":
-                matmul_dims.update(p.ndim for p in c._parents)
+                matmul_dims.update(p.ndim for p in c.parents)
     assert {"add", "sub", "mul", "div", "pow", "matmul", "sum", "mean", "tanh", "sigmoid", "relu", "exp",
             "log", "neg", "reshape", "transpose", "softmax", "log_softmax"} <= ops
     assert layouts == {"C", "F", "other"} and matmul_dims == {1, 2, 3, 4}
