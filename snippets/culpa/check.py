@@ -67,6 +67,7 @@ class GradcheckError(AssertionError):
         self.output_op, self.culprit = output_op or op, culprit
 
 
+RTOL = 1e-6  # gradcheck's relative tolerance: float64 backprop and a good central difference agree closer
 EPS_MACHINE = float(np.finfo(np.float64).eps)
 NOISE = 8  # rounding of one evaluation of f, in units of eps_machine * |f| (sums of many terms round more)
 RECHECK_STEPS = ((1, 2), (8, 16))  # multiples of eps: two central differences, combined (Richardson)
@@ -146,7 +147,7 @@ def _noise(magnitude, half_step):
     return NOISE * EPS_MACHINE * magnitude / half_step
 
 
-def disagrees(a, measure, eps, rtol=1e-6, floor=1e-3, first=None):
+def disagrees(a, measure, eps, rtol=RTOL, floor=1e-3, first=None):
     """Whether the analytic value `a` disagrees with finite differences beyond rounding noise and
     truncation. `measure(step)` gives (slope, |f|, half step) at a step; `first` is the one at eps."""
     slope, magnitude, half = first or measure(eps)
@@ -247,7 +248,7 @@ def max_relative_error(f, inputs, eps=1e-6, method="central", floor=1e-3):
     return max((float(e.max()) for e in errors if e.size), default=0.0)
 
 
-def gradcheck(f, inputs, eps=1e-6, rtol=1e-6, method="central", floor=1e-3):
+def gradcheck(f, inputs, eps=1e-6, rtol=RTOL, method="central", floor=1e-3):
     """Check backprop's gradient of f(*inputs) against finite differences, in float64.
 
     Returns the largest relative error when every element agrees (within `rtol` plus the rounding noise of
@@ -321,7 +322,7 @@ class _Reached(BaseException):
         self.data = data
 
 
-def find_culprit(f, inputs, eps=1e-6, rtol=1e-6, floor=1e-3):
+def find_culprit(f, inputs, eps=1e-6, rtol=RTOL, floor=1e-3):
     """The first op of f(*inputs), in backward order, whose local derivative disagrees (a Culprit), or None.
 
     f is run once recording every tensor it makes (op results, and leaves such as the weights of a layer
