@@ -1,6 +1,6 @@
 """Recording on or off: `no_grad` and `set_grad_enabled`, as in torch, one switch per thread.
 
-`op_result` asks `is_grad_enabled()` before it records an op. The switch lives in a `threading.local`, so a
+`op_result` reads `switch.enabled` before it records an op. The switch is a `threading.local`, so a
 thread that evaluates a model under `no_grad()` does not stop another thread from training.
 """
 
@@ -9,15 +9,15 @@ import inspect
 import threading
 
 
-class _Switch(threading.local):
+class Switch(threading.local):
     enabled = True  # what every thread starts with
 
 
-_switch = _Switch()
+switch = Switch()  # `switch.enabled`: recording on or off in this thread (op_result reads it)
 
 
 def is_grad_enabled():
-    return _switch.enabled
+    return switch.enabled
 
 
 class set_grad_enabled:
@@ -30,24 +30,24 @@ class set_grad_enabled:
 
     def __init__(self, mode):
         self.mode = bool(mode)
-        self._saved = [_switch.enabled]  # what the `with` that usually follows will restore
+        self._saved = [switch.enabled]  # what the `with` that usually follows will restore
         self._pending = True  # the call itself switched the mode (a plain call keeps it so)
-        _switch.enabled = self.mode
+        switch.enabled = self.mode
 
     def __enter__(self):
         if self._pending:  # `with set_grad_enabled(m):` right after the call: already switched
             self._pending = False
         else:  # a reused instance (a nested `with`): save what is there now
-            self._saved.append(_switch.enabled)
-            _switch.enabled = self.mode
+            self._saved.append(switch.enabled)
+            switch.enabled = self.mode
 
     def __exit__(self, *exc):
-        _switch.enabled = self._saved.pop()
+        switch.enabled = self._saved.pop()
 
     def __call__(self, function):
         if self._pending:  # decorating switches nothing: undo what the call did
             self._pending = False
-            _switch.enabled = self._saved.pop()
+            switch.enabled = self._saved.pop()
         return switched(function, self.mode)
 
 
@@ -95,7 +95,7 @@ class _mode:
         self.mode = mode
 
     def __enter__(self):
-        self.previous, _switch.enabled = _switch.enabled, self.mode
+        self.previous, switch.enabled = switch.enabled, self.mode
 
     def __exit__(self, *exc):
-        _switch.enabled = self.previous
+        switch.enabled = self.previous

@@ -10,7 +10,6 @@ from culpa.tensor import Tensor, op_result
 ACTIVATIONS = ("tanh", "sigmoid", "relu")
 
 
-# --8<-- [start:linear]
 def linear(x, weight, bias):
     """z = W h + b for one vector h, X @ W.T + b for a batch X of rows: one op, the seed's closed forms."""
     X, W = x.data, weight.data
@@ -30,7 +29,6 @@ def linear(x, weight, bias):
                 rows_g.sum(axis=0) if bias.requires_grad else None)
 
     return op_result(out, "linear", (x, weight, bias), backward)
-# --8<-- [end:linear]
 
 
 class Module:

@@ -17,7 +17,7 @@ import numpy as np
 
 from culpa import fast_paths, matmul, messages
 from culpa import guarantees as guard
-from culpa.grad_mode import is_grad_enabled
+from culpa.grad_mode import switch
 from culpa.operands import SCALARS, as_float_array, broadcasting, lift
 
 _stamps = itertools.count()  # a tensor's version: when its data was made, or last changed
@@ -328,7 +328,7 @@ def op_result(data, op, parents, backward):
     out = Tensor.__new__(Tensor)
     out._data = data if type(data) is np.ndarray else np.asarray(data)
     out.grad, out.name, out.op, out.version = None, None, op, next(_stamps)
-    if is_grad_enabled():
+    if switch.enabled:
         for parent in parents:
             if parent.requires_grad:
                 out.requires_grad, out.parents, out.local_backward = True, parents, backward
