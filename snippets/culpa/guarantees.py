@@ -77,24 +77,20 @@ def recheck_non_finite(node, local_backward, g, error):
     raise messages.non_finite(node, error) from None
 
 
-def handed_out(g):
-    """The memory already given to a `.grad` when a node hands out its shares: g's own."""
-    return [g if g.base is None else g.base]
-
-
 def own_share(share, node, position, parent, taken):
-    """`share` as parent's gradient: its dtype and shape, in memory no other `.grad` holds."""
+    """`share` as parent's gradient: its dtype and shape, in memory that no array of `taken` (those already
+    given to a `.grad`) holds; it joins them."""
     data = parent.data
-    if type(share) is not np.ndarray or share.dtype != data.dtype:  # a NumPy scalar, or mixed dtypes
-        share = np.asarray(share, dtype=data.dtype)
+    if type(share) is not np.ndarray or (share.dtype is not data.dtype and share.dtype != data.dtype):
+        share = np.asarray(share, dtype=data.dtype)  # a NumPy scalar, or a result of mixed dtypes
     if share.shape != data.shape:
         raise messages.gradient_shape(node, position, share.shape, data.shape)
     memory = share if share.base is None else share.base
     for other in taken:
-        if memory is other:  # g itself (add), a view of it (reshape, .T), or a share handed out twice
-            share = memory = share.copy()
+        if memory is other or memory is other.base:  # g itself (add), a view of it (reshape, .T), twice
+            share = share.copy()
             break
-    taken.append(memory)
+    taken.append(share)
     return share
 
 

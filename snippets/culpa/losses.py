@@ -93,6 +93,8 @@ def _integers(x):
 def _probabilities(rows):
     """Every row in [0, 1] and summing to 1. A look at a few values of the first row comes first: logits
     rarely pass it, so the check costs a training step almost nothing."""
+    if not 0.0 <= rows[0, 0] <= 1.0 or not 0.0 <= rows[-1, -1] <= 1.0:
+        return False
     head = rows[0, :16].tolist()
     if min(head) < 0 or max(head) > 1 or (len(head) == rows.shape[1] and abs(sum(head) - 1) > 1e-6):
         return False

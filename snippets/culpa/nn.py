@@ -3,7 +3,7 @@
 import numpy as np
 
 from culpa import messages
-from culpa.fast_paths import lr_like, sgd_update
+from culpa.fast_paths import SGD_SLICE, update_in_slices
 from culpa.operands import as_tensor
 from culpa.tensor import Tensor, op_result
 
@@ -120,12 +120,22 @@ class SGD:
                                                    if any(q is p for q in self.params[:i])))
 
     def step(self):
+        # lr as a 0-d array of each gradient's dtype: the same product as with the Python float, which NumPy
+        # would convert again for every parameter (a cost that shows at small sizes)
         lrs = {}
         for p in self.params:
-            if p.grad is not None:
-                data = p.data
-                sgd_update(data, p.grad, lr_like(self.lr, p.grad.dtype, lrs))  # in place, as torch
-                p.data = data  # the same array, changed: the setter marks graphs that used it as stale
+            grad = p.grad
+            if grad is None:
+                continue
+            lr = lrs.get(grad.dtype)
+            if lr is None:
+                lr = lrs[grad.dtype] = np.asarray(self.lr, dtype=grad.dtype)
+            data = p.data  # updated in place, as torch does: the arrays the graph recorded are the parameters
+            if data.size <= SGD_SLICE:
+                data -= lr * grad
+            else:
+                update_in_slices(data, grad, lr)
+            p.data = data  # the same array, changed: the setter marks the graphs that used it as stale
 
     def zero_grad(self):
         for p in self.params:

@@ -46,8 +46,9 @@ def lift(x, like, op):
     raise messages.not_an_operand(op, x)
 
 
-def broadcasting(ufunc, a, b, op):
+def broadcasting(ufunc, A, B, op):
+    """ufunc(A, B), or an error that names the op and both shapes."""
     try:
-        return ufunc(a.data, b.data)
+        return ufunc(A, B)
     except ValueError:
-        raise messages.does_not_broadcast(op, a.shape, b.shape) from None
+        raise messages.does_not_broadcast(op, A.shape, B.shape) from None

@@ -86,7 +86,7 @@ class Tensor:
             return (unbroadcast(g, a.shape) if a.requires_grad else None,
                     unbroadcast(g, b.shape) if b.requires_grad else None)
 
-        return op_result(broadcasting(np.add, a, b, "add"), "add", (a, b), backward)
+        return op_result(broadcasting(np.add, a.data, b.data, "add"), "add", (a, b), backward)
 
     def __sub__(self, other):
         a, b = self, lift(other, self, "sub")
@@ -95,7 +95,7 @@ class Tensor:
             return (unbroadcast(g, a.shape) if a.requires_grad else None,
                     unbroadcast(-g, b.shape) if b.requires_grad else None)
 
-        return op_result(broadcasting(np.subtract, a, b, "sub"), "sub", (a, b), backward)
+        return op_result(broadcasting(np.subtract, a.data, b.data, "sub"), "sub", (a, b), backward)
 
     # --8<-- [start:op_mul]
     def __mul__(self, other):
@@ -106,14 +106,14 @@ class Tensor:
             return (unbroadcast(g * B, A.shape) if a.requires_grad else None,
                     unbroadcast(g * A, B.shape) if b.requires_grad else None)
 
-        out = broadcasting(np.multiply, a, b, "mul")
+        out = broadcasting(np.multiply, A, B, "mul")
         return op_result(out, "mul", (a, b), backward)
     # --8<-- [end:op_mul]
 
     def __truediv__(self, other):
         a, b = self, lift(other, self, "div")
         A, B = a.data, b.data
-        out = broadcasting(np.divide, a, b, "div")
+        out = broadcasting(np.divide, A, B, "div")
 
         def backward(g):  # d(a/b)/da = 1/b, d(a/b)/db = -a/b**2 = -out/b
             return (unbroadcast(g / B, A.shape) if a.requires_grad else None,
@@ -139,7 +139,8 @@ class Tensor:
         b, t = lift(base, self, "pow"), self
         if (b.data < 0).any():
             raise messages.negative_base(b.data.min())
-        out, B = broadcasting(np.power, b, t, "pow"), b.data
+        B = b.data
+        out = broadcasting(np.power, B, t.data, "pow")
 
         def backward(g):  # d(b**t)/dt = b**t log(b); 0 where b = 0 and t >= 0 (0**t is flat there, as torch)
             with np.errstate(divide="ignore", invalid="ignore"):
@@ -272,7 +273,7 @@ def backpropagate(grads, order, retain_graph=False):
             continue
         node.grad = g if node.grad is None else node.grad + g
         parents, shares = guard.run_local_backward(node, g, retain_graph)
-        taken = guard.handed_out(g)  # arrays that a .grad holds
+        taken = [g]  # arrays that a .grad holds (node.grad is g)
         for i, (parent, share) in enumerate(zip(parents, shares, strict=True)):
             if share is None or not parent.requires_grad:
                 continue
