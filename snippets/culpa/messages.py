@@ -1,5 +1,6 @@
 """What culpa says when something is wrong: one function per mistake, each naming the op, the shapes and
-what to do next. The engine raises what these return; keeping the wording here keeps the core short."""
+what to do next. The engine raises what these return; keeping the wording here keeps the core short. (And
+how a tensor prints.)"""
 
 import numpy as np
 
@@ -9,6 +10,18 @@ def describe(tensor):
     made = "a leaf" if tensor.op == "leaf" else f"the result of op {tensor.op!r}"
     name = f"tensor {tensor.name!r} ({made}" if tensor.name else f"a tensor ({made}"
     return f"{name}, shape {tensor.data.shape})"
+
+
+def tensor_repr(t):
+    """Tensor([...], op='mul', requires_grad=True, name='w', grad=[...]): what a tensor shows when printed."""
+    def show(array):
+        return np.array2string(array, separator=", ", prefix="Tensor(")
+
+    extra = "" if t.op == "leaf" else f", op={t.op!r}"
+    extra += ", requires_grad=True" if t.requires_grad else ""
+    extra += f", name={t.name!r}" if t.name is not None else ""
+    grad = None if t.grad is None else show(t.grad)
+    return f"Tensor({show(t.data)}{extra}, grad={grad})"
 
 
 def text_is_not_numbers(data):
@@ -186,8 +199,9 @@ def non_finite(node, error):
     return FloatingPointError(
         f"backward of op {node.op!r}{name} produced NaN or inf ({error}). Its local derivative is not "
         "finite at these forward values: check the inputs of this op (e.g. x**0.5 at 0, division by 0). "
-        "No leaf's .grad was changed by this pass (parameters and inputs keep what they had); the graph "
-        "from the output down to this op was released: run the forward pass again once the inputs are fixed."
+        "No leaf's .grad was changed by this pass (parameters and inputs keep what they had; only the "
+        "results between the output and this op got a .grad), and unless retain_graph=True that part of the "
+        "graph was released: run the forward pass again once the inputs are fixed."
     )
 
 

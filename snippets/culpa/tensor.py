@@ -21,6 +21,7 @@ from culpa.grad_mode import switch
 from culpa.operands import SCALARS, as_float_array, broadcasting, lift
 
 _stamps = itertools.count()  # a tensor's version: when its data was made, or last changed
+last_change = [-1]  # the version of the latest change of any tensor's .data
 
 
 # --8<-- [start:tensor_init]
@@ -50,7 +51,8 @@ class Tensor:
 
     @data.setter
     def data(self, array):  # `t.data = a` and `t.data *= 2` both land here: graphs that used it are stale
-        self._data, self.version = array, next(_stamps)
+        self._data = array
+        self.version = last_change[0] = next(_stamps)
 
     shape = property(lambda self: self._data.shape)
     dtype = property(lambda self: self._data.dtype)
@@ -69,14 +71,7 @@ class Tensor:
         return constant(self._data)
 
     def __repr__(self):
-        def show(array):
-            return np.array2string(array, separator=", ", prefix="Tensor(")
-
-        extra = "" if self.op == "leaf" else f", op={self.op!r}"
-        extra += ", requires_grad=True" if self.requires_grad else ""
-        extra += f", name={self.name!r}" if self.name is not None else ""
-        grad = None if self.grad is None else show(self.grad)
-        return f"Tensor({show(self._data)}{extra}, grad={grad})"
+        return messages.tensor_repr(self)
 
     # ---- elementwise arithmetic (broadcasting) ----
     def __add__(self, other):
@@ -346,9 +341,8 @@ watchers = []  # functions called with every tensor made while they watch (see i
 def constant(array, requires_grad=False):
     """A leaf around `array` itself (no copy): for arrays culpa makes or only reads."""
     out = Tensor.__new__(Tensor)
-    out._data, out.version = array, next(_stamps)
-    out.grad, out.requires_grad, out.name, out.op = None, requires_grad, None, "leaf"
-    out.parents, out.local_backward = (), None
+    out._data, out.version, out.grad, out.requires_grad = array, next(_stamps), None, requires_grad
+    out.name, out.op, out.parents, out.local_backward = None, "leaf", (), None
     if watchers:
         watchers[-1](out)
     return out
