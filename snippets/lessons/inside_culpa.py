@@ -81,24 +81,24 @@ np.set_printoptions(precision=3, suppress=True)
 w = culpa.Tensor([2.0, -1.0], requires_grad=True)  # (1)!
 y = w * 3.0  # (2)!
 
-print("w: op =", w.op, "| parents:", len(w._parents), "| grad:", w.grad)
-print("y: op =", y.op, "| parents:", [p.op for p in y._parents],
+print("w: op =", w.op, "| parents:", len(w.parents), "| grad:", w.grad)
+print("y: op =", y.op, "| parents:", [p.op for p in y.parents],
       "| grad:", y.grad)
-print("y._parents[0] is w:", y._parents[0] is w)
-print("y._parents[1].requires_grad:", y._parents[1].requires_grad)
+print("y.parents[0] is w:", y.parents[0] is w)
+print("y.parents[1].requires_grad:", y.parents[1].requires_grad)
 # --8<-- [end:tensor]
 
 # --8<-- [start:local]
 g = np.array([1.0, 10.0])  # (1)!
-print("y._backward(g):", y._backward(g))  # (2)!
+print("y.local_backward(g):", y.local_backward(g))  # (2)!
 
 t = w.tanh()
-print("t._backward(ones):", t._backward(np.ones(2)))
+print("t.local_backward(ones):", t.local_backward(np.ones(2)))
 print("1 - tanh(w)^2 =", 1 - np.tanh(w.data) ** 2)
 
 constant = culpa.Tensor([2.0, -1.0]) * 3.0  # (3)!
-print("constant._parents, _backward:", constant._parents,
-      constant._backward)
+print("constant.parents, local_backward:", constant.parents,
+      constant.local_backward)
 # --8<-- [end:local]
 
 # --8<-- [start:matmul]
@@ -139,7 +139,7 @@ def topo_order_recursive(root):  # (1)!
     def visit(node):
         if node not in seen:
             seen.add(node)
-            for parent in node._parents:
+            for parent in node.parents:
                 visit(parent)
             order.append(node)
     visit(root)
@@ -173,11 +173,20 @@ try:
 except RuntimeError:
     print("a third one: RuntimeError (graph released)")
 
+w = culpa.Tensor([2.0, 3.0], requires_grad=True, name="w")
+loss = (w * x).sum()
+w.data *= 10  # (2)!
+try:
+    loss.backward()
+except RuntimeError as err:
+    print("data changed in between: RuntimeError, names w:", "'w'" in str(err))
+
 root = culpa.Tensor([0.0, 4.0], requires_grad=True)
 try:
     (root**0.5).sum().backward()  # the slope of sqrt at 0 is infinite
 except FloatingPointError as err:
-    print("FloatingPointError, names the op:", "'pow'" in str(err))
+    print("FloatingPointError, names the op:", "'pow'" in str(err),
+          "| grad written:", root.grad)
 # --8<-- [end:backward]
 
 # --8<-- [start:fused]
@@ -250,8 +259,8 @@ print("closure_graph > 0:", naive_left > 0)
 with culpa.no_grad():
     frozen = w * 3.0  # (1)!
 
-print("frozen.requires_grad, _parents:", frozen.requires_grad,
-      frozen._parents)
+print("frozen.requires_grad, parents:", frozen.requires_grad,
+      frozen.parents)
 
 net = culpa.nn.MLP([4, 8, 3], rng=0)
 batch = culpa.Tensor(np.ones((2, 4)))
