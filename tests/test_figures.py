@@ -33,7 +33,7 @@ MEASURED = {name for name, script in SCRIPTS.items() if TIMING.search(script.rea
 CONTRACT = {
     "cost-of-a-gradient", "worked-example-graph", "worked-example-bars", "blame-through-mlp", "branching",
     "memory-bill", "checkpointing", "choosing-epsilon", "training", "chain-rule-graph",
-    "forward-and-reverse-mode",
+    "forward-and-reverse-mode", "two-paths",
 }
 LANGS = style.LANGS
 IMG_SRC = re.compile(r"<img\b[^>]*?\bsrc=[\"']([^\"']+)[\"']", re.I)
@@ -293,6 +293,19 @@ def test_forward_mode_needs_a_sweep_per_input_and_reverse_mode_one(made):
     assert reverse == pytest.approx(page["by_reverse_mode"], abs=1e-15)
     assert [t[-1] for t in d["tangents"]] == pytest.approx(reverse, abs=1e-14)
     assert d["nodes"][-1]["grad"] == 1.0
+
+
+def test_two_paths_shares_add_up_to_culpas_gradient(made):
+    d = made["two-paths"].data
+    page = lessons.run("chain_rule.py", "record", "two_paths")
+    shares, grads = d["shares"], d["grads"]
+    assert shares["u"] + shares["v"] == pytest.approx(float(page["x"].grad))  # the sum over paths is x.grad
+    assert (shares["u"], shares["v"], grads["x"]) == pytest.approx((12.0, 24.0, 36.0))  # as page 02 says
+    for node in ("u", "v"):  # each share: downstream gradient times the path's local derivative
+        assert shares[node] == pytest.approx(grads[node] * d["local"][node])
+    x = d["values"]["x"]
+    assert (d["local"]["u"], d["local"]["v"]) == pytest.approx((3.0, 2 * x))  # d(3x)/dx, d(x²)/dx
+    assert grads["x"] == pytest.approx(9 * x**2)  # L = 3x³ on paper
 
 
 def test_memory_bill_activations_overtake_parameters(made):
