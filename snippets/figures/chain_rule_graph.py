@@ -93,7 +93,7 @@ ALT = {lang: _alt(lang) for lang in style.LANGS}
 ROW = 0.95  # inches between rows
 # desktop: value | node | gradient and lens | step
 DESKTOP = {"ROW": ROW, "VALUE_RIGHT": 1.75, "BOX_LEFT": 2.0, "BOX_RIGHT": 3.5, "GRAD_LEFT": 3.8,
-           "STEP_X": 6.55, "WIDTH": 7.0}
+           "STEP_X": 6.8, "WIDTH": 7.2}
 # phone: step | node | value over gradient, the lens between the rows
 PHONE = {"ROW": 1.05, "BOX_LEFT": 0.5, "BOX_RIGHT": 1.75, "GRAD_LEFT": 1.9, "STEP_X": 0.22, "WIDTH": 3.9}
 
