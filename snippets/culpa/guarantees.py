@@ -2,11 +2,11 @@
 
 * A refused pass writes nothing: a graph already released by a backward pass, or one whose data changed
   after the forward pass used it (`refuse_released_or_stale`, before anything is written).
-* Every `.grad` is an array of its own, of its tensor's shape and dtype (`own_share`): a local backward
-  may hand back its incoming gradient or a view of it (add, reshape, .T do), or a NumPy scalar, or a
-  result of another dtype.
+* Every `.grad` is an array of its own, of its tensor's shape and dtype (`checked_shares`): a local
+  backward may hand back its incoming gradient or a view of it (add, reshape, .T do), or a NumPy scalar, or
+  a result of another dtype.
 * A local derivative that turns finite values into NaN or inf stops the pass with an error naming the op
-  (`run_local_backward`, under `non_finite_raises()`); leaves' `.grad` are written only when the whole pass
+  (`checked_shares`, under `non_finite_raises()`); leaves' `.grad` are written only when the whole pass
   has succeeded (`write_leaf_grads`), so a refused or failed pass never counts a gradient twice.
 """
 
@@ -56,9 +56,11 @@ def seed(grad, root):
     return grad
 
 
-def run_local_backward(node, g, retain_graph):
-    """(node's parents, the gradient it hands each): its local backward run once, checked; without
-    retain_graph the node lets go of its parents and closure first, so activations can be freed."""
+def checked_shares(node, g, retain_graph):
+    """[(parent, share)] for every parent that gets a gradient from node: node's local backward run once on
+    g and checked (one gradient per input, finite values), each share of its parent's shape and dtype, in an
+    array no other `.grad` holds (g is node.grad). Without retain_graph the node lets go of its parents and
+    its closure first, so that activations can be freed."""
     parents, local_backward = node.parents, node.local_backward
     if not retain_graph:
         node.parents, node.local_backward = (), released
@@ -68,7 +70,23 @@ def run_local_backward(node, g, retain_graph):
         parent_grads = recheck_non_finite(node, local_backward, g, error)
     if type(parent_grads) is not tuple or len(parent_grads) != len(parents):
         raise messages.gradient_count(node, parent_grads, parents)
-    return parents, parent_grads
+    taken, shares = [g if g.base is None else g.base], []  # memory already given to a .grad
+    for position, (parent, share) in enumerate(zip(parents, parent_grads, strict=True)):
+        if share is None or not parent.requires_grad:
+            continue
+        data = parent.data
+        if type(share) is not np.ndarray or (share.dtype is not data.dtype and share.dtype != data.dtype):
+            share = np.asarray(share, dtype=data.dtype)  # a NumPy scalar, or a result of mixed dtypes
+        if share.shape != data.shape:
+            raise messages.gradient_shape(node, position, share.shape, data.shape)
+        memory = share if share.base is None else share.base
+        for other in taken:
+            if memory is other:  # g itself (add), a view of it (reshape, .T), or an array handed out twice
+                share = memory = share.copy()
+                break
+        taken.append(memory)
+        shares.append((parent, share))
+    return shares
 
 
 def recheck_non_finite(node, local_backward, g, error):
@@ -78,23 +96,6 @@ def recheck_non_finite(node, local_backward, g, error):
     if all(pg is None or np.isfinite(pg).all() for pg in parent_grads):
         return parent_grads  # a spurious flag (some BLAS builds raise them): the values are fine
     raise messages.non_finite(node, error) from None
-
-
-def own_share(share, node, position, parent, taken):
-    """`share` as parent's gradient: its dtype and shape, in memory that no array of `taken` (those already
-    given to a `.grad`) holds; it joins them."""
-    data = parent.data
-    if type(share) is not np.ndarray or (share.dtype is not data.dtype and share.dtype != data.dtype):
-        share = np.asarray(share, dtype=data.dtype)  # a NumPy scalar, or a result of mixed dtypes
-    if share.shape != data.shape:
-        raise messages.gradient_shape(node, position, share.shape, data.shape)
-    memory = share if share.base is None else share.base
-    for other in taken:
-        if memory is other or memory is other.base:  # g itself (add), a view of it (reshape, .T), twice
-            share = share.copy()
-            break
-    taken.append(share)
-    return share
 
 
 def write_leaf_grads(leaf_grads):

@@ -267,14 +267,9 @@ def backpropagate(grads, order, retain_graph=False):
             leaf_grads[node] = g
             continue
         node.grad = g if node.grad is None else node.grad + g
-        parents, shares = guard.run_local_backward(node, g, retain_graph)
-        taken = [g]  # arrays that a .grad holds (node.grad is g)
-        for i, (parent, share) in enumerate(zip(parents, shares, strict=True)):
-            if share is None or not parent.requires_grad:
-                continue
-            share = guard.own_share(share, node, i, parent, taken)
+        for parent, share in guard.checked_shares(node, g, retain_graph):
             grads[parent] = grads[parent] + share if parent in grads else share
-        taken = shares = share = None  # g's memory can go with its node
+        share = None  # the last share's array can go with its node
     guard.write_leaf_grads(leaf_grads)
 # --8<-- [end:backward]
 
