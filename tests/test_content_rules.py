@@ -11,6 +11,10 @@
     "figura" (pt) or "figure" (en).
 (f) No listing is wider than 80 characters (includes expanded, output blocks and lab code cells too), so
     nothing scrolls sideways.
+(g) No wording a native reader stumbled on comes back: in pt, "pôr preço", "Tocar os passos", "escalar" for
+    scaling by a factor ("escale", "escalada pela"), "Atenção," opening a sentence; in pt and en, a page
+    number a reader cannot follow ("página 01", "page 03's"); in en, "dearer" and "this chapter does not
+    cover" (said once, on the first page, in other words).
 
 Each failure names the file, the line and the rule. The `test_rule_*_catches_*` tests break each rule on
 purpose on a small made-up page and check that its checker reports it, so no rule can pass by checking
@@ -383,6 +387,50 @@ def test_no_listing_is_wider_than_80_characters():
     )
 
 
+# ---- (g) wording a native reader stumbled on ----------------------------------------------------------
+
+STUMBLES = {
+    "pt": [
+        (re.compile(r"\b(?:p[ôo]r|ponha|p[õo]e|pondo)\s+pre[çc]o\b", re.IGNORECASE),
+         "'pôr preço' is a calque: say what it costs ('quanto custa', 'fazer a conta')"),
+        (re.compile(r"\bTocar\s+os\s+passos\b", re.IGNORECASE),
+         "'Tocar os passos' reads as touching them: a play button 'Reproduz'"),
+        (re.compile(r"\bescal(?:e|ada|adas|ado|ados|ando)\b|\bescalas?\s+a\s+culpa\b", re.IGNORECASE),
+         "'escalar' means to climb (or a scalar): scaling by a factor is 'multiplicar'"),
+        (re.compile(r"(?:^\s*(?:[-*]\s+)?|[.!?:]\s+)Aten[çc][ãa]o,"),
+         "'Atenção,' opening a sentence reads as an interjection: name the attention mechanism"),
+        (re.compile(r"\bp[áa]gina\s+\d{2}\b", re.IGNORECASE),
+         "a page number the reader cannot follow: link the page by its title"),
+    ],
+    "en": [
+        (re.compile(r"\bdearer\b", re.IGNORECASE), "'dearer': say 'costs more'"),
+        (re.compile(r"\bthis\s+chapter\s+does\s+not\s+cover\b", re.IGNORECASE),
+         "the optimizer aside is said once, on the first page"),
+        (re.compile(r"\bpage\s+\d{2}(?:'s)?\b", re.IGNORECASE),
+         "a page number the reader cannot follow: link the page by its title"),
+    ],
+}
+
+
+def stumbles(path: Path, lang: str, text: str) -> list[Violation]:
+    return [
+        Violation(rel(path), n, f"{m.group(0)!r}: {why}")
+        for n, line in enumerate(text.splitlines(), start=1)
+        for pattern, why in STUMBLES[lang]
+        for m in pattern.finditer(line)
+    ]
+
+
+def test_no_wording_a_native_reader_stumbled_on_comes_back():
+    found = [
+        v
+        for lang in LANGS
+        for p in sorted((DOCS / lang).glob("*.md")) + lab_files(lang)
+        for v in stumbles(p, lang, p.read_text("utf-8"))
+    ]
+    assert not found, report("(g) stumbles", found, "Write what a native teacher of the subject would write.")
+
+
 # ---- each rule, broken on purpose ----------------------------------------------------------------------
 
 
@@ -474,3 +522,17 @@ def test_rule_f_catches_a_wide_listing(tmp_path):
     found = wide_listings(page)
     assert [(v.line, "81 characters" in v.detail) for v in found] == [(2, True), (8, True)], found
     assert visible_width("    h = 1  # (1)!") == len("    h = 1")
+
+
+def test_rule_g_catches_what_readers_stumbled_on():
+    pt = (
+        "Agora ponha preço nisso.\n"
+        'data-t-play="Tocar os passos"\n'
+        "e escale cada parte pela sensibilidade\n"
+        "- Atenção, normalizações e o resto ficam de fora.\n"
+        "a rede da página 01\n"
+        "não escala; deixa a retropropagação escalar para bilhões; na escala log; Atenção ao detalhe\n"
+    )
+    assert [v.line for v in stumbles(FAKE, "pt", pt)] == [1, 2, 3, 4, 5]
+    en = "both passes dearer\nthis chapter does not cover it\npage 01's network\nthe first page's network\n"
+    assert [v.line for v in stumbles(FAKE, "en", en)] == [1, 2, 3]

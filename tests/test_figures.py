@@ -19,8 +19,8 @@ import numpy as np
 import pytest
 from matplotlib.text import Text
 
+from sitebuild import lessons, style
 from sitebuild import make_figures as make
-from sitebuild import style
 from sitebuild.steps import figures as figures_step
 from support.site import build_site, copy_project
 
@@ -31,7 +31,8 @@ MEASURED = {name for name, script in SCRIPTS.items() if TIMING.search(script.rea
 # The names the pages embed as figures/<name>.svg: renaming one breaks a page.
 CONTRACT = {
     "cost-of-a-gradient", "worked-example-graph", "worked-example-bars", "blame-through-mlp", "branching",
-    "memory-bill", "checkpointing", "choosing-epsilon", "training",
+    "memory-bill", "checkpointing", "choosing-epsilon", "training", "chain-rule-graph",
+    "forward-and-reverse-mode", "two-paths",
 }
 LANGS = style.LANGS
 IMG_SRC = re.compile(r"<img\b[^>]*?\bsrc=[\"']([^\"']+)[\"']", re.I)
@@ -268,6 +269,48 @@ def test_branching_sums_both_paths_and_accumulates_until_zeroed(made):
     g = d["grad"]
     assert d["buffers"]["zeroed"] == pytest.approx([g] * len(d["buffers"]["zeroed"]))
     assert d["buffers"]["kept"] == pytest.approx([g * (i + 1) for i in range(len(d["buffers"]["kept"]))])
+
+
+def test_chain_rule_graph_gradients_are_culpas_and_the_product_of_the_lenses(made):
+    d = made["chain-rule-graph"].data
+    page = lessons.run("chain_rule.py", "record", "by_hand")  # the page's own tensors, after its backward
+    nodes = d["nodes"]
+    assert [node["name"] for node in nodes] == ["x", "a", "b", "L"]
+    drawn = [node["grad"] for node in nodes]
+    assert drawn == pytest.approx([page[name].grad.item() for name in ("x", "a", "b")] + [1.0], abs=1e-15)
+    assert [node["value"] for node in nodes] == pytest.approx([page[n].item() for n in "xabL"], abs=1e-15)
+    a, b = page["a"].item(), page["b"].item()
+    assert d["lenses"] == pytest.approx([1 - a**2, b, 2 * b], rel=1e-12)  # tanh, exp, pow: as the page says
+    assert np.prod(d["lenses"]) == pytest.approx(nodes[0]["grad"], rel=1e-12)  # x's gradient: their product
+    assert d["backward_order"] == [3, 2, 1, 0]
+
+
+def test_forward_mode_needs_a_sweep_per_input_and_reverse_mode_one(made):
+    d = made["forward-and-reverse-mode"].data
+    page = lessons.run("chain_rule.py", "record", "dual")
+    inputs = [node["id"] for node in d["nodes"] if node["op"] == "leaf"]
+    assert len(inputs) == len(page["point"]) == d["forward_sweeps"] == len(d["tangents"]) == 3
+    assert d["reverse_sweeps"] == 1
+    for i, tangents in enumerate(d["tangents"]):  # sweep i seeds input i and ends with ∂f/∂x_i at f
+        assert [tangents[j] for j in inputs] == [1.0 if k == i else 0.0 for k in range(3)]
+        assert tangents[-1] == pytest.approx(page["by_forward_mode"][i], abs=1e-15)
+    reverse = [d["nodes"][j]["grad"] for j in inputs]  # the one backward sweep gives all three at once
+    assert reverse == pytest.approx(page["by_reverse_mode"], abs=1e-15)
+    assert [t[-1] for t in d["tangents"]] == pytest.approx(reverse, abs=1e-14)
+    assert d["nodes"][-1]["grad"] == 1.0
+
+
+def test_two_paths_shares_add_up_to_culpas_gradient(made):
+    d = made["two-paths"].data
+    page = lessons.run("chain_rule.py", "record", "two_paths")
+    shares, grads = d["shares"], d["grads"]
+    assert shares["u"] + shares["v"] == pytest.approx(float(page["x"].grad))  # the sum over paths is x.grad
+    assert (shares["u"], shares["v"], grads["x"]) == pytest.approx((12.0, 24.0, 36.0))  # as page 02 says
+    for node in ("u", "v"):  # each share: downstream gradient times the path's local derivative
+        assert shares[node] == pytest.approx(grads[node] * d["local"][node])
+    x = d["values"]["x"]
+    assert (d["local"]["u"], d["local"]["v"]) == pytest.approx((3.0, 2 * x))  # d(3x)/dx, d(x²)/dx
+    assert grads["x"] == pytest.approx(9 * x**2)  # L = 3x³ on paper
 
 
 def test_memory_bill_activations_overtake_parameters(made):

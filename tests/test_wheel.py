@@ -7,6 +7,7 @@ buttons load it into Pyodide; tests/browser/test_install_from_site.py installs i
 from __future__ import annotations
 
 import email
+import re
 import shutil
 import tomllib
 import zipfile
@@ -49,11 +50,13 @@ def test_the_wheel_holds_exactly_the_repository_culpa(wheel):
 
 def test_the_wheel_is_culpa_as_pyproject_describes_it(wheel):
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
-    assert wheel.name == f"culpa-{project['version']}-py3-none-any.whl"
+    version = wheel_hook.wheel_version(ROOT)
+    assert re.fullmatch(re.escape(project["version"]) + r"\+[0-9a-f]{12}", version), version
+    assert wheel.name == f"culpa-{version}-py3-none-any.whl"
     with zipfile.ZipFile(wheel) as z:
         meta_name = next(n for n in z.namelist() if n.endswith(".dist-info/METADATA"))
         meta = email.message_from_bytes(z.read(meta_name))
-    assert (meta["Name"], meta["Version"]) == ("culpa", project["version"])
+    assert (meta["Name"], meta["Version"]) == ("culpa", version)
     required = [r for r in meta.get_all("Requires-Dist") if "extra ==" not in r]
     assert required == project["dependencies"], f"{wheel.name} requires {required}"
     assert meta["Requires-Python"] == project["requires-python"]
@@ -75,6 +78,7 @@ def test_the_wheel_is_rebuilt_when_culpa_changes_and_only_then(tmp_path):
     tensor.write_text(tensor.read_text(encoding="utf-8") + "\n# changed\n", encoding="utf-8")
     second = wheel_hook.build_wheel(project, cache)
     assert second != first, "a changed culpa must give a new wheel"
+    assert second.name != first.name, "a changed culpa must give a new version, so that pip replaces it"
     assert wheel_sources(second) == repository_sources(project / "snippets" / "culpa")
 
 
@@ -135,3 +139,30 @@ def test_a_published_build_refuses_a_loopback_url_and_a_folder(monkeypatch, site
     wheel_hook.refuse_unpublishable("a served page", config, "serve")  # mkdocs serve publishes nothing
     monkeypatch.setenv("CULPA_LOCAL_BUILD", "1")
     wheel_hook.refuse_unpublishable("a test's local build", config, "build")
+
+
+def test_installing_again_after_culpa_changed_replaces_the_old_code(tmp_path):
+    """A reader runs the page's install command, culpa changes, the reader runs it again: pip must install
+    the new code (a wheel that kept its version would be 'already satisfied', the old code kept)."""
+    import subprocess
+    import sys
+
+    project = tmp_path / "project"
+    project.mkdir()
+    shutil.copy(ROOT / "pyproject.toml", project / "pyproject.toml")
+    shutil.copytree(PACKAGE, project / "snippets" / "culpa", ignore=shutil.ignore_patterns("__pycache__"))
+    first = wheel_hook.build_wheel(project, tmp_path / "cache")
+    init = project / "snippets" / "culpa" / "__init__.py"
+    changed = init.read_text(encoding="utf-8") + "\nCHANGED_SINCE = 'the second build'\n"
+    init.write_text(changed, encoding="utf-8")
+    second = wheel_hook.build_wheel(project, tmp_path / "cache")
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
+    python = venv / "bin" / "python"
+    pip = [sys.executable, "-m", "pip", "--python", str(python), "install", "--no-deps", "--no-index", "-q"]
+    for wheel in (first, second):
+        proc = subprocess.run([*pip, str(wheel)], capture_output=True, text=True, timeout=300)
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+    probe = "import importlib.util as u, pathlib as p; print(p.Path(u.find_spec('culpa').origin).read_text())"
+    installed = subprocess.run([str(python), "-c", probe], capture_output=True, text=True, timeout=60).stdout
+    assert "CHANGED_SINCE" in installed, "installing the changed culpa's wheel kept the old code"

@@ -8,21 +8,13 @@
     array([ 4., -2.])
 """
 
-from culpa import check, checkpoint, graph, nn
-from culpa.tensor import (
-    Tensor,
-    cross_entropy,
-    log_softmax,
-    no_grad,
-    op_result,
-    set_grad_enabled,
-    softmax,
-    topo_order,
-    unbroadcast,
-)
+from culpa import check, checkpoint, graph, internals, nn
+from culpa.grad_mode import is_grad_enabled, no_grad, set_grad_enabled
+from culpa.losses import cross_entropy, log_softmax, softmax
+from culpa.tensor import Tensor, op_result, topo_order, unbroadcast
 
 __all__ = [
-    "Tensor", "no_grad", "set_grad_enabled", "softmax", "log_softmax", "cross_entropy", "op_result",
-    "topo_order", "unbroadcast",
-    "nn", "check", "checkpoint", "graph",
+    "Tensor", "no_grad", "set_grad_enabled", "is_grad_enabled", "softmax", "log_softmax", "cross_entropy",
+    "op_result", "topo_order", "unbroadcast",
+    "nn", "check", "checkpoint", "graph", "internals",
 ]

@@ -1,66 +1,26 @@
-"""How fast is culpa? One MLP training step (forward, backward, SGD update), side by side with the floor.
+"""How fast is culpa? A reader's benchmark, in one command:
 
-Run it with one command (it re-executes itself in a pinned environment, see below):
-
-    python -m culpa.benchmark            # the full tables (a few minutes)
+    python -m culpa.benchmark            # a few minutes
     python -m culpa.benchmark --quick    # fewer rounds, to see that it works
-    python -m culpa.benchmark --clock wall   # elapsed time instead of this thread's CPU time
-    python -m culpa.benchmark --sizes tiny small   # only these sizes, no finite-difference table
 
-Contenders, on the same network, data and initial weights, at the same thread count:
+1. One training step of an MLP (forward, backward, SGD update) in culpa, side by side with the same step
+   written out by hand in NumPy, as a person writes it (`NumpyStep`): the floor an engine built on NumPy can
+   approach. `bwd/fwd` divides culpa's backward time by its forward time.
+2. One gradient by finite differences (two forward passes per parameter) against one backward pass
+   (`fd_vs_backprop`): the ratio grows with the number of parameters.
 
-* culpa: `MLP`, `cross_entropy`, `backward`, `SGD`, as every page uses them;
-* numpy: the same forward and backward written out by hand in NumPy: the same BLAS calls and nothing
-  else, the floor an engine can approach (its cross-entropy and its update make the same NumPy calls as
-  culpa's, so that culpa/numpy is the cost of the graph alone);
-* torch: PyTorch CPU eager (when installed), `nn.Sequential` of `nn.Linear` and `nn.Tanh`,
-  `F.cross_entropy`, and the update as a plain `p.add_(p.grad, alpha=-lr)` loop (faster than
-  `torch.optim.SGD` at small sizes, so torch is shown at its best).
-
-With torch installed, two more contenders time only the matrix products of one step (forward h @ W.T,
-backward g.T @ h and g @ W, the same shapes and layouts), once through NumPy and once through torch: the
-column "GEMMs numpy/torch" is how much faster torch's BLAS library is on the same products, a gap that no
-engine written on NumPy can close.
-
-Every number is a median over rounds; in each round every contender runs a block of steps, in an order
-that rotates from round to round, so that a slow spell of a shared machine hits them all alike; each block
-starts with one untimed step, so that what is timed is a contender running on its own, as in training, and
-not the switch from another one (whose arrays and allocations are still in the caches). Ratios are
-taken within a round, then the median is reported. The clock is the CPU time of this thread (everything
-runs in it), which on a shared machine does not count the time other processes hold the CPU;
-`--clock wall` uses elapsed time instead.
-
-The environment is pinned for every contender alike, before anything loads (hence the re-execution):
-BLAS threads to 1 (OMP_NUM_THREADS, OPENBLAS_NUM_THREADS, MKL_NUM_THREADS; torch.set_num_threads(1)),
-and glibc's allocator told to keep freed memory (MALLOC_MMAP_THRESHOLD_, MALLOC_TRIM_THRESHOLD_). By
-default glibc hands large blocks back to the kernel and takes them again, page fault by page fault,
-depending on the order in which a program frees its arrays: measured here, that cost the hand-written
-NumPy step 680 page faults (+40%) at 784-256-10 in float64, and culpa ~5,000 faults (+30%) per step
-at 784-1024-1024-10 before it freed activations during backward. That is the allocator's heuristic,
-not the engines: with it pinned, what is left is the work.
-
-`fd_vs_backprop(param_counts)` measures the cost of a finite-difference gradient against one backward
-pass and returns the data (a figure plots it).
+Both run here and now, on your machine, interleaved (a slow spell hits both alike), and report medians of the
+CPU time of this thread. For culpa against PyTorch, with the project's targets, see the project's harness
+(tests/bench/engine_benchmark.py in the repository).
 """
 
 import argparse
-import os
-import platform
 import statistics
-import sys
 import time
 
 import numpy as np
 
 import culpa
-from culpa.nn import SGD_SLICE, update_in_slices
-
-THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
-PINNED_ENVIRONMENT = {
-    **dict.fromkeys(THREAD_VARIABLES, "1"),
-    "MALLOC_MMAP_THRESHOLD_": str(32 * 2**20),  # blocks up to 32 MB come from the heap...
-    "MALLOC_TRIM_THRESHOLD_": str(2**30),  # ...which is not handed back to the kernel between steps
-}
 
 # (name, layer sizes, batch)
 SIZES = [
@@ -69,18 +29,7 @@ SIZES = [
     ("medium", [784, 256, 10], 128),
     ("large", [784, 1024, 1024, 10], 256),
 ]
-# the issue's targets: culpa/numpy at most; culpa/torch (a limit of 1.0 means faster than torch, strictly
-# below it; 1.05 means at most); backward/forward at most
-TARGETS = {
-    "tiny": (1.5, 1.0, 2.0),
-    "small": (1.25, 1.0, 2.0),
-    "medium": (1.1, 1.0, 2.0),
-    "large": (1.1, 1.05, 2.0),
-}
 LR = 1e-3
-# Everything runs in this one thread (one BLAS thread, one torch thread), so its CPU time is the cost of the
-# work; unlike elapsed time it does not count the moments a shared machine gives the CPU to someone else.
-CLOCKS = {"cpu": time.thread_time, "wall": time.perf_counter}
 
 
 def problem(sizes, batch, dtype, seed=0):
@@ -115,15 +64,14 @@ class CulpaStep:
         return t1 - t0, t2 - t1
 
 
-# --8<-- [start:numpy_step]
 class NumpyStep:
-    """The same network, forward and backward written out by hand: the floor (same BLAS calls, no graph)."""
+    """The same network, forward and backward written out by hand, as a person writes them: the floor."""
 
     name = "numpy"
 
     def __init__(self, model, x, y):
         self.params = [(layer.weight.data.copy(), layer.bias.data.copy()) for layer in model.layers]
-        self.x, self.y = x, y
+        self.x, self.y, self.rows = x, y, np.arange(len(y))
 
     def __call__(self):
         hs = [self.x]  # the input of every layer
@@ -131,152 +79,66 @@ class NumpyStep:
             hs.append(np.tanh(hs[-1] @ W.T + b))
         W, b = self.params[-1]
         z = hs[-1] @ W.T + b
-        n = z.shape[0]  # cross-entropy, computed as culpa computes it
-        picked = np.ravel_multi_index((np.arange(n), self.y), z.shape)  # flat positions of the targets
-        shifted = z - z.max(axis=1, keepdims=True)
-        e = np.exp(shifted)
-        total = e.sum(axis=1, keepdims=True)
-        loss = (np.log(total).sum() - shifted.ravel()[picked].sum()) / n
-        g = e / total  # dL/dz = (softmax - onehot) / n
-        g.ravel()[picked] -= 1
-        g *= 1.0 / n
-        for i in range(len(self.params) - 1, -1, -1):
+        z -= z.max(axis=1, keepdims=True)  # softmax without overflow
+        e = np.exp(z)
+        p = e / e.sum(axis=1, keepdims=True)
+        loss = -np.log(p[self.rows, self.y]).mean()
+        g = p  # dL/dz = (softmax - onehot) / n
+        g[self.rows, self.y] -= 1
+        g /= len(self.y)
+        for i in reversed(range(len(self.params))):
             W, b = self.params[i]
             h = hs[i]
             grad_W, grad_b = g.T @ h, g.sum(axis=0)
             if i:  # the input needs no gradient
                 g = (g @ W) * (1 - h * h)
-            if W.size > SGD_SLICE:  # a big weight a slice at a time, as culpa's SGD updates it
-                update_in_slices(W, grad_W, LR)
-            else:
-                W -= LR * grad_W
+            W -= LR * grad_W
             b -= LR * grad_b
         return loss
-# --8<-- [end:numpy_step]
 
 
-class TorchStep:
-    name = "torch"
-
-    def __init__(self, model, x, y):
-        import torch
-
-        layers = []
-        for layer in model.layers:
-            out_features, in_features = layer.weight.shape
-            linear = torch.nn.Linear(in_features, out_features, dtype=_torch_dtype(x.dtype))
-            with torch.no_grad():
-                linear.weight.copy_(torch.from_numpy(layer.weight.data))
-                linear.bias.copy_(torch.from_numpy(layer.bias.data))
-            layers += [linear, torch.nn.Tanh()]
-        self.torch, self.net = torch, torch.nn.Sequential(*layers[:-1])
-        self.params = list(self.net.parameters())
-        self.x, self.y = torch.from_numpy(x), torch.from_numpy(y)
-
-    def __call__(self):
-        torch = self.torch
-        for p in self.params:
-            p.grad = None
-        loss = torch.nn.functional.cross_entropy(self.net(self.x), self.y)
-        loss.backward()
-        with torch.no_grad():
-            for p in self.params:
-                p.add_(p.grad, alpha=-LR)
-        return loss
-
-
-class GemmStep:
-    """Only the matrix products of one step, on fixed arrays: what the BLAS library alone costs.
-
-    Per layer: the forward h @ W.T, and the backward g.T @ h (the weight's gradient) and g @ W (the input's,
-    except for the first layer): the products culpa, the hand-written step and torch's nn.Linear all make.
-    """
-
-    def __init__(self, model, x, library="numpy"):
-        rng = np.random.default_rng(1)
-        self.name, self.products = f"{library} GEMMs", []
-        for i, layer in enumerate(model.layers):
-            W = layer.weight.data.copy()
-            h = x if i == 0 else rng.standard_normal((x.shape[0], W.shape[1])).astype(x.dtype)
-            g = rng.standard_normal((x.shape[0], W.shape[0])).astype(x.dtype)
-            if library == "torch":
-                import torch
-
-                W, h, g = torch.from_numpy(W), torch.from_numpy(h), torch.from_numpy(g)
-            self.products.append((h, W, g, i > 0))
-
-    def __call__(self):
-        results = []
-        for h, W, g, input_needs_grad in self.products:
-            results += [h @ W.T, g.T @ h, g @ W] if input_needs_grad else [h @ W.T, g.T @ h]
-        return results
-
-
-def _torch_dtype(dtype):
-    import torch
-
-    return {np.dtype(np.float32): torch.float32, np.dtype(np.float64): torch.float64}[np.dtype(dtype)]
-
-
-def _torch_available():
-    try:
-        import torch
-    except ImportError:
-        return False
-    torch.set_num_threads(1)
-    return True
-
-
-def _block(step, reps, clock):
+def block(step, reps, clock=time.thread_time):
+    """Seconds per step over `reps` steps."""
     t0 = clock()
     for _ in range(reps):
         step()
     return (clock() - t0) / reps
 
 
-def _reps_for(step, budget):
+def reps_for(step, budget):
     """How many steps make a block of about `budget` seconds (at least 1)."""
     step()
-    return max(1, int(budget / max(_block(step, 3, time.thread_time), 1e-7)))
+    return max(1, int(budget / max(block(step, 3), 1e-7)))
 
 
-def measure_step(sizes, batch, dtype, rounds=41, budget=0.01, with_torch=None, clock="cpu"):
-    """Interleaved timing of one training step for every contender; returns a dict of medians (seconds)."""
-    clock = CLOCKS[clock]
-    with_torch = _torch_available() if with_torch is None else with_torch
-    x, y = problem(sizes, batch, dtype)
-    model = culpa.nn.MLP(sizes, activation="tanh", rng=0, dtype=dtype)
-    steps = [NumpyStep(model, x, y), TorchStep(model, x, y)] if with_torch else [NumpyStep(model, x, y)]
-    steps.insert(0, CulpaStep(model, x, y))  # built last: the others copied the same initial weights
-    if with_torch:  # the BLAS libraries alone, on the same products
-        steps += [GemmStep(model, x, "numpy"), GemmStep(model, x, "torch")]
-    reps = max(_reps_for(step, budget) for step in steps)
+def interleaved(steps, rounds, budget, clock=time.thread_time):
+    """{name: [seconds per step, one per round]}: every round runs each step for a block, in an order that
+    rotates from round to round; each block starts with one untimed step (caches, allocator)."""
+    reps = max(reps_for(step, budget) for step in steps)
     times = {step.name: [] for step in steps}
     for r in range(rounds):
         for step in steps[r % len(steps):] + steps[: r % len(steps)]:
-            step()  # untimed: the first step after another contender pays for its caches and allocator
-            times[step.name].append(_block(step, reps, clock))
-    culpa_step, split = steps[0], []
-    for _ in range(rounds):
-        forward = backward = 0.0
-        for _ in range(reps):
-            f, b = culpa_step.split(clock)
-            forward, backward = forward + f, backward + b
-        split.append(backward / forward)
+            step()
+            times[step.name].append(block(step, reps, clock))
+    return times, reps
+
+
+def ratio(times, a, b):
+    """The median over rounds of a's time over b's, each round's pair measured side by side."""
+    return statistics.median(x / y for x, y in zip(times[a], times[b], strict=True))
+
+
+def measure_step(sizes, batch, dtype, rounds=21, budget=0.01):
+    """culpa and hand-written NumPy on one training step: medians (seconds), culpa/numpy and bwd/fwd."""
+    x, y = problem(sizes, batch, dtype)
+    model = culpa.nn.MLP(sizes, activation="tanh", rng=0, dtype=dtype)
+    ours = CulpaStep(model, x, y)
+    steps = [ours, NumpyStep(model, x, y)]
+    times, reps = interleaved(steps, rounds, budget)
+    split = [ours.split(time.thread_time) for _ in range(rounds * reps)]
     result = {name: statistics.median(t) for name, t in times.items()}
-    for other in ("numpy", "torch"):
-        if other in times:
-            result[f"culpa/{other}"] = statistics.median(
-                c / o for c, o in zip(times["culpa"], times[other], strict=True))
-    if "torch" in times:  # the floor against torch: what no NumPy engine can beat (BLAS, fused updates)
-        result["numpy/torch"] = statistics.median(
-            n / t for n, t in zip(times["numpy"], times["torch"], strict=True))
-        result["GEMMs numpy/torch"] = statistics.median(
-            n / t for n, t in zip(times["numpy GEMMs"], times["torch GEMMs"], strict=True))
-        result["GEMMs share of torch"] = statistics.median(
-            g / t for g, t in zip(times["torch GEMMs"], times["torch"], strict=True))
-    result["backward/forward"] = statistics.median(split)
-    result["steps per block"] = reps
+    result["culpa/numpy"] = ratio(times, "culpa", "numpy")
+    result["backward/forward"] = statistics.median(b / f for f, b in split)
     return result
 
 
@@ -291,7 +153,7 @@ def parameter_count(sizes):
 
 
 def fd_vs_backprop(param_counts=(100, 300, 1000, 3000, 10000), batch=32, method="central", repeats=21,
-                   dtype=np.float64, seed=0, clock="cpu"):
+                   dtype=np.float64, seed=0, clock=time.thread_time):
     """Time one gradient by finite differences and by backprop, for MLPs of about `param_counts` parameters.
 
     Finite differences ("central": two forward passes per parameter, "forward": one, plus one) run
@@ -300,7 +162,7 @@ def fd_vs_backprop(param_counts=(100, 300, 1000, 3000, 10000), batch=32, method=
     backprop_seconds, finite_difference_seconds, ratio (finite differences / backprop), and
     ratio_per_param (the ratio divided by params: about constant when the ratio grows linearly).
     """
-    clock, results = CLOCKS[clock], []
+    results = []
     for count in param_counts:
         sizes = mlp_for_params(count)
         model = culpa.nn.MLP(sizes, activation="tanh", rng=seed, dtype=dtype)
@@ -320,113 +182,36 @@ def fd_vs_backprop(param_counts=(100, 300, 1000, 3000, 10000), batch=32, method=
         culpa.check.finite_difference(loss, params, eps=1e-6, method=method)
         fd_seconds = clock() - t0
         n = parameter_count(sizes)
-        ratio = fd_seconds / statistics.median(backprop)
+        ratio_ = fd_seconds / statistics.median(backprop)
         results.append({
             "sizes": sizes, "params": n, "forward_passes": 2 * n if method == "central" else n + 1,
             "backprop_seconds": statistics.median(backprop), "finite_difference_seconds": fd_seconds,
-            "ratio": ratio, "ratio_per_param": ratio / n,
+            "ratio": ratio_, "ratio_per_param": ratio_ / n,
         })
     return results
-
-
-def _environment():
-    blas = np.__config__.CONFIG.get("Build Dependencies", {}).get("blas", {})
-    versions = f"numpy {np.__version__} ({blas.get('name', '?')} {blas.get('version', '')})".rstrip()
-    if _torch_available():
-        import torch
-
-        versions += f", torch {torch.__version__}"
-    threads = ", ".join(f"{v}={os.environ.get(v)}" for v in PINNED_ENVIRONMENT)
-    return f"{versions}, Python {platform.python_version()}, {_cpu()}; {threads}, torch threads 1; {_load()}"
-
-
-def _load():
-    """The machine's load average: other processes share the cores (CPU time keeps most of them out)."""
-    try:
-        return "load average {:.1f} {:.1f} {:.1f}".format(*os.getloadavg())
-    except OSError:
-        return "load average unknown"
-
-
-def _cpu():
-    try:
-        with open("/proc/cpuinfo") as info:
-            name = next(line.split(":", 1)[1].strip() for line in info if line.startswith("model name"))
-    except (OSError, StopIteration):
-        name = platform.processor() or "unknown CPU"
-    return f"{name}, {os.cpu_count()} logical cores"
-
-
-def _with_torch_gemms(r):
-    """culpa/torch if NumPy's matrix products ran at torch's speed: the BLAS difference taken out."""
-    return r["culpa/torch"] - (r["GEMMs numpy/torch"] - 1) * r["GEMMs share of torch"]
-
-
-def _mark(value, limit, faster=False):
-    """'ok' or 'MISSED' against an upper limit; faster=True: strictly below it (1.00 is a tie, not faster)."""
-    met = value < limit if faster else value <= limit
-    return f"{value:.2f} {'ok' if met else 'MISSED'} ({'<' if faster else '≤'} {limit:g})"
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m culpa.benchmark", description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="few rounds: check that it runs")
-    parser.add_argument("--clock", choices=CLOCKS, default="cpu",
-                        help="cpu: this thread's CPU time (default; robust when shared); wall: elapsed time")
-    parser.add_argument("--sizes", nargs="+", choices=[name for name, _, _ in SIZES], metavar="SIZE",
-                        help="run only these network sizes (tiny, small, medium, large), and skip the "
-                             "finite-difference table")
     args = parser.parse_args(argv)
-    rounds, budget = (3, 0.002) if args.quick else (41, 0.01)
-    with_torch = _torch_available()
-    print("culpa benchmark: one MLP training step (forward, backward, SGD update), tanh hidden layers")
-    print(_environment())
-    print(f"medians of {rounds} interleaved rounds, each a block of ~{budget * 1e3:g} ms per contender; "
-          f"clock: {args.clock} ({'CPU time of this thread' if args.clock == 'cpu' else 'elapsed time'})\n")
-    header = ("| size | layers, batch | dtype | culpa | numpy | torch | culpa/numpy | culpa/torch "
-              "| numpy/torch | GEMMs numpy/torch | bwd/fwd |")
-    print(header)
-    print("|---" * (header.count("|") - 1) + "|")
-    for name, sizes, batch in SIZES:
-        if args.sizes and name not in args.sizes:
-            continue
-        for dtype in (np.float32, np.float64):
-            r = measure_step(sizes, batch, dtype, rounds=rounds, budget=budget, with_torch=with_torch,
-                             clock=args.clock)
-            to_numpy, to_torch, bwd_fwd = TARGETS[name]
-            faster = to_torch == 1.0  # "faster than torch", not "as fast"
-            torch_cells = (f"{r['torch'] * 1e6:,.0f} µs", _mark(r["culpa/torch"], to_torch, faster),
-                           f"{r['numpy/torch']:.2f}", f"{r['GEMMs numpy/torch']:.2f}"
-                           f" ({r['GEMMs share of torch']:.0%} of torch's step; culpa/torch with GEMMs as"
-                           f" fast as torch's: {_with_torch_gemms(r):.2f})"
-                           ) if with_torch else ("not installed", "-", "-", "-")
-            print(f"| {name} | {'-'.join(map(str, sizes))}, {batch} | {np.dtype(dtype).name} "
-                  f"| {r['culpa'] * 1e6:,.0f} µs | {r['numpy'] * 1e6:,.0f} µs | {torch_cells[0]} "
-                  f"| {_mark(r['culpa/numpy'], to_numpy)} | {torch_cells[1]} | {torch_cells[2]} "
-                  f"| {torch_cells[3]} | {_mark(r['backward/forward'], bwd_fwd)} |", flush=True)
-    print(f"({_load()} at the end of the step table)")
-    if args.sizes:
-        return
-    counts = (100, 300, 1000) if args.quick else (100, 300, 1000, 3000, 10000)
-    print("\nfinite differences (central, 2 forward passes per parameter) vs one backprop gradient, float64, "
-          "batch 32")
-    print("| params | layers | backprop | finite differences | ratio | ratio / params |")
+    rounds, budget = (3, 0.002) if args.quick else (21, 0.01)
+    print("one MLP training step (tanh hidden layers, SGD), float32; medians of this thread's CPU time\n")
+    print("| size | layers, batch | culpa | hand-written NumPy | culpa/numpy | bwd/fwd |")
     print("|---|---|---|---|---|---|")
-    for row in fd_vs_backprop(counts, repeats=5 if args.quick else 21, clock=args.clock):
-        print(f"| {row['params']:,} | {'-'.join(map(str, row['sizes']))} "
-              f"| {row['backprop_seconds'] * 1e6:,.0f} µs | {row['finite_difference_seconds'] * 1e3:,.1f} ms "
-              f"| {row['ratio']:,.0f} "
-              f"| {row['ratio_per_param']:.2f} |", flush=True)
-
-
-def _rerun_in_pinned_environment():
-    """BLAS and glibc read these variables when the process starts: re-run this module with them set."""
-    if all(os.environ.get(name) == value for name, value in PINNED_ENVIRONMENT.items()):
-        return
-    env = dict(os.environ, **PINNED_ENVIRONMENT)
-    os.execve(sys.executable, [sys.executable, "-m", "culpa.benchmark", *sys.argv[1:]], env)
+    for name, sizes, batch in SIZES:
+        r = measure_step(sizes, batch, np.float32, rounds=rounds, budget=budget)
+        print(f"| {name} | {'-'.join(map(str, sizes))}, {batch} | {r['culpa'] * 1e6:_.0f} µs "
+              f"| {r['numpy'] * 1e6:_.0f} µs | {r['culpa/numpy']:.2f} | {r['backward/forward']:.2f} |",
+              flush=True)
+    counts = (100, 300, 1000) if args.quick else (100, 300, 1000, 3000, 10000)
+    print("\none gradient, float64: finite differences (2 forward passes per parameter) vs one backward\n")
+    print("| params | backprop | finite differences | ratio |")
+    print("|---|---|---|---|")
+    for row in fd_vs_backprop(counts, repeats=5 if args.quick else 21):
+        print(f"| {row['params']:_} | {row['backprop_seconds'] * 1e6:_.0f} µs "
+              f"| {row['finite_difference_seconds'] * 1e3:_.1f} ms | {row['ratio']:_.0f} |", flush=True)
 
 
 if __name__ == "__main__":
-    _rerun_in_pinned_environment()
     main()

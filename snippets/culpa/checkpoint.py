@@ -14,24 +14,23 @@ runs under the floating-point error state of the forward pass (not backward's "r
 
 import numpy as np
 
-from culpa import tensor as _engine
-from culpa.tensor import Tensor, op_result, set_grad_enabled, topo_order
+from culpa.grad_mode import set_grad_enabled
+from culpa.internals import backpropagate, constant, non_finite_raises, recording
+from culpa.operands import as_tensor
+from culpa.tensor import op_result, topo_order
 
 
 def checkpoint(fn, *tensors):
     """fn(*tensors) without keeping its interior activations; they are recomputed during backward."""
-    tensors = tuple(t if isinstance(t, Tensor) else Tensor(t) for t in tensors)
+    tensors = tuple(as_tensor(t) for t in tensors)
 
     def detached():
-        return [Tensor(t.data, requires_grad=t.requires_grad) for t in tensors]
+        return [constant(t.data, requires_grad=t.requires_grad) for t in tensors]
 
     inputs = detached()
-    made = set()  # every result fn records: the inside of the segment
-    previous, _engine._on_record = _engine._on_record, made.add
-    try:
+    made = set()  # every tensor fn makes: the inside of the segment
+    with recording(made.add):
         inner = fn(*inputs)  # recorded once, only to find what fn uses from outside; dropped right away
-    finally:
-        _engine._on_record = previous
     outside = _outside_tensors(inner, made, set(inputs))
     out, error_state = inner.data, np.geterr()
     del inner, inputs, made
@@ -39,19 +38,19 @@ def checkpoint(fn, *tensors):
     def backward(g):  # run fn again, this time keeping its graph, and backpropagate g through it
         inputs = detached()
         # the tensors from outside look like leaves to the inner pass, which hands their shares back here
-        kept = [(t, t.grad, t._parents, t._backward) for t in outside]
+        kept = [(t, t.grad, t.parents, t.local_backward) for t in outside]
         try:
             for t in outside:
-                t.grad, t._parents, t._backward = None, (), None
+                t.grad, t.parents, t.local_backward = None, (), None
             with np.errstate(**error_state), set_grad_enabled(True):
                 inner = fn(*inputs)
             if inner.requires_grad:  # a fresh graph (nothing released to refuse), and g is not copied:
-                # the outer pass copies any share that turns out to be g itself
-                _engine._backpropagate({inner: g}, topo_order(inner), False)
+                with non_finite_raises():  # the outer pass copies any share that turns out to be g itself
+                    backpropagate({inner: g}, topo_order(inner))
             return tuple(t.grad for t in inputs) + tuple(t.grad for t in outside)
         finally:
             for t, grad, parents, local_backward in kept:
-                t.grad, t._parents, t._backward = grad, parents, local_backward
+                t.grad, t.parents, t.local_backward = grad, parents, local_backward
 
     return op_result(out, "checkpoint", tensors + tuple(outside), backward)
 
@@ -65,7 +64,7 @@ def _outside_tensors(inner, made, own):
             if node.requires_grad and node not in own:
                 found.append(node)
             continue
-        for parent in node._parents:
+        for parent in node.parents:
             if parent not in seen:
                 seen.add(parent)
                 stack.append(parent)

@@ -9,13 +9,14 @@
 lists the ids of the nodes backward visits (those that require grad), in the order it visits them.
 """
 
-from culpa.tensor import _released, topo_order
+from culpa.internals import is_released
+from culpa.tensor import topo_order
 
 
 def export(root):
     """Nodes and backward order of the graph that produced `root`, as JSON-ready lists and dicts."""
     order = topo_order(root)
-    if any(node._backward is _released for node in order):
+    if any(is_released(node) for node in order):
         raise RuntimeError(
             "graph.export: backward has already released this graph (it frees the graph as it goes). "
             "Call loss.backward(retain_graph=True) to export it with gradients, or export before backward."
@@ -30,7 +31,7 @@ def export(root):
             "value": node.data.tolist(),
             "grad": None if node.grad is None else node.grad.tolist(),
             "requires_grad": node.requires_grad,
-            "parents": [ids[parent] for parent in node._parents],
+            "parents": [ids[parent] for parent in node.parents],
         }
         for node in order
     ]

@@ -2,12 +2,14 @@
 
 import numpy as np
 
+from culpa import messages
+from culpa.fast_paths import SGD_SLICE, update_in_slices
+from culpa.operands import as_tensor
 from culpa.tensor import Tensor, op_result
 
 ACTIVATIONS = ("tanh", "sigmoid", "relu")
 
 
-# --8<-- [start:linear]
 def linear(x, weight, bias):
     """z = W h + b for one vector h, X @ W.T + b for a batch X of rows: one op, the seed's closed forms."""
     X, W = x.data, weight.data
@@ -27,7 +29,6 @@ def linear(x, weight, bias):
                 rows_g.sum(axis=0) if bias.requires_grad else None)
 
     return op_result(out, "linear", (x, weight, bias), backward)
-# --8<-- [end:linear]
 
 
 class Module:
@@ -63,7 +64,7 @@ class Linear(Module):
         return [("weight", self.weight), ("bias", self.bias)]
 
     def __call__(self, x):
-        return linear(x if isinstance(x, Tensor) else Tensor(x), self.weight, self.bias)
+        return linear(as_tensor(x), self.weight, self.bias)
 
     def __repr__(self):
         out_features, in_features = self.weight.shape
@@ -90,7 +91,7 @@ class MLP(Module):
 
     def __call__(self, x):
         activation = getattr(Tensor, self.activation)
-        x = x if isinstance(x, Tensor) else Tensor(x)
+        x = as_tensor(x)
         for layer in self.layers[:-1]:
             x = activation(linear(x, layer.weight, layer.bias))
         last = self.layers[-1]
@@ -109,40 +110,32 @@ class MLP(Module):
         return f"MLP({self.sizes}, activation={self.activation!r})"
 
 
-# SGD updates a big parameter a slice at a time: the temporary lr * grad of a slice this size (256 KB in
-# float32) stays in the core's own cache, where a whole-array temporary would not (measured: 1.5 to 1.6x
-# faster on a 1024 x 1024 weight; the same numbers to the last bit)
-SGD_SLICE = 2**16
-
-
-def update_in_slices(data, grad, lr):
-    """data -= lr * grad, SGD_SLICE values at a time (both arrays C-contiguous: flat views, same memory)."""
-    data, grad = data.reshape(-1), grad.reshape(-1)
-    for start in range(0, data.size, SGD_SLICE):
-        data[start:start + SGD_SLICE] -= lr * grad[start:start + SGD_SLICE]
-
-
 class SGD:
     """Plain gradient descent: every parameter moves by -lr times its gradient."""
 
     def __init__(self, params, lr):
         self.params, self.lr = list(params), lr
+        if len(set(map(id, self.params))) < len(self.params):
+            raise messages.repeated_parameter(next(p for i, p in enumerate(self.params)
+                                                   if any(q is p for q in self.params[:i])))
 
     def step(self):
         # lr as a 0-d array of each gradient's dtype: the same product as with the Python float, which NumPy
         # would convert again for every parameter (a cost that shows at small sizes)
         lrs = {}
         for p in self.params:
-            if p.grad is None:
+            grad = p.grad
+            if grad is None:
                 continue
-            data, grad = p.data, p.grad  # in place: the arrays the graph recorded are the parameters
             lr = lrs.get(grad.dtype)
             if lr is None:
                 lr = lrs[grad.dtype] = np.asarray(self.lr, dtype=grad.dtype)
-            if data.size <= SGD_SLICE or not (data.flags.c_contiguous and grad.flags.c_contiguous):
+            data = p.data  # updated in place, as torch does: the arrays the graph recorded are the parameters
+            if data.size <= SGD_SLICE:
                 data -= lr * grad
             else:
                 update_in_slices(data, grad, lr)
+            p.data = data  # the same array, changed: the setter marks the graphs that used it as stale
 
     def zero_grad(self):
         for p in self.params:

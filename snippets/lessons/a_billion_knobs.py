@@ -13,50 +13,47 @@ import culpa
 np.set_printoptions(precision=4, suppress=True)
 
 rng = np.random.default_rng(0)
-X = rng.normal(size=(8, 2))  # eight points in the plane
-labels = (X[:, 0] * X[:, 1] > 0).astype(int)  # 1: both coordinates, same sign
-model = culpa.nn.MLP([2, 4, 2], rng=0)  # 2 inputs -> 4 tanh units -> 2 logits
+X = rng.normal(size=(8, 2))
+labels = (X[:, 0] * X[:, 1] > 0).astype(int)  # (1)!
+model = culpa.nn.MLP([2, 4, 2], rng=0)  # (2)!
 params = model.parameters()
 n_params = sum(p.data.size for p in params)
 
-forward_passes = 0  # how many times the whole model has run
+forward_passes = 0
 
 
-def run_model():
-    """One full forward pass: every layer, every example, down to one loss."""
+def run_model():  # (3)!
     global forward_passes
     forward_passes += 1
     return culpa.cross_entropy(model(X), labels)
 
 
 def loss_fn():
-    """The loss as a plain number, all that nudging needs."""
-    with culpa.no_grad():  # (1)!
+    with culpa.no_grad():  # (4)!
         return run_model().item()
 
 
 start_loss = loss_fn()
-print("parameters:", n_params)
-print("loss:", round(start_loss, 4))
+print("N =", n_params)
+print("L =", round(start_loss, 4))
 # --8<-- [end:model]
 
 # --8<-- [start:nudge]
 eps = 1e-4
-knob = model.layers[0].weight  # a 4 x 2 matrix: 8 of the 22 knobs
+knob = model.layers[0].weight  # (1)!
 
 before = loss_fn()
-knob.data[1, 0] += eps  # (1)!
-after = loss_fn()  # (2)!
-knob.data[1, 0] -= eps  # (3)!
-slope = (after - before) / eps  # (4)!
+knob.data[1, 0] += eps  # (2)!
+after = loss_fn()  # (3)!
+knob.data[1, 0] -= eps  # (4)!
+slope = (after - before) / eps  # (5)!
 
-print(f"loss moved by {after - before:+.2e}")
-print(f"slope of that knob: {slope:+.6f}")
+print(f"L(θ + ε) - L(θ) = {after - before:+.2e}")
+print(f"slope = {slope:+.6f}")
 # --8<-- [end:nudge]
 
 # --8<-- [start:estimate]
 def estimate_slopes(loss_fn, params, eps, two_sided):
-    """Nudge each knob in turn, rerunning the model: one- or two-sided."""
     base = None if two_sided else loss_fn()  # (1)!
     slopes = []
     for p in params:
@@ -88,12 +85,11 @@ ready_made = culpa.check.finite_difference(  # (3)!
 pairs = zip(ready_made, two_sided, strict=True)
 same = all(np.allclose(a, b) for a, b in pairs)
 
-print("one-sided:", one_sided_passes, "forward passes for", n_params, "knobs")
-print("two-sided:", two_sided_passes, "forward passes for", n_params, "knobs")
-print("the knob we nudged by hand:", end=" ")
-print(f"one-sided {one_sided[0][1, 0]:+.6f},", end=" ")
+print("N =", n_params, "  forward passes:", end=" ")
+print("one-sided", one_sided_passes, "  two-sided", two_sided_passes)
+print(f"knob [1, 0]: one-sided {one_sided[0][1, 0]:+.6f},", end=" ")
 print(f"two-sided {two_sided[0][1, 0]:+.6f}")
-print("culpa.check.finite_difference gives the same slopes:", same)
+print("culpa.check.finite_difference == two_sided:", same)
 # --8<-- [end:estimate]
 
 # --8<-- [start:error]
@@ -114,14 +110,13 @@ for step in [1e-1, 1e-2, 1e-3, 1e-4]:
                     for sided in (False, True)]
     print(f"{step:6.0e}   {errors[step][0]:.1e}     {errors[step][1]:.1e}")
 
-# how many times smaller each error gets, on average, per tenfold smaller eps
-one_sided_gain = (errors[1e-1][0] / errors[1e-4][0]) ** (1 / 3)
+one_sided_gain = (errors[1e-1][0] / errors[1e-4][0]) ** (1 / 3)  # (2)!
 two_sided_gain = (errors[1e-1][1] / errors[1e-4][1]) ** (1 / 3)
 # --8<-- [end:error]
 
 # --8<-- [start:cost]
-MS = 1e-3  # one forward pass takes a millisecond (generous for a large model)
-MONTH = 365.25 / 12 * 24 * 3600  # seconds in an average month
+MS = 1e-3  # (1)!
+MONTH = 365.25 / 12 * 24 * 3600
 
 
 def passes_per_gradient(n, two_sided=True):
@@ -136,7 +131,7 @@ def readable(seconds):
     return f"{seconds:.0f} seconds"
 
 
-small_n, qwen_n = 10_000, 27_000_000_000  # (1)!
+small_n, qwen_n = 10_000, 27_000_000_000  # (2)!
 
 print(f"{'parameters':>16}  {'two-sided passes':>16}  at 1 ms per pass")
 for n in [small_n, 1_000_000, 1_000_000_000, qwen_n]:
@@ -153,13 +148,13 @@ for p in params:
 
 forward_passes = 0
 
-loss = run_model()  # one forward pass, recorded
-loss.backward()  # one backward sweep: every slope at once
+loss = run_model()  # (1)!
+loss.backward()  # (2)!
 
-print("forward passes:", forward_passes, " backward sweeps: 1")
-print("slopes found:", sum(p.grad.size for p in params), "of", n_params)
-print(f"the knob we nudged by hand: {knob.grad[1, 0]:+.6f}")
+print("forward passes:", forward_passes)
+print("gradients:", sum(p.grad.size for p in params), "of", n_params)
+print(f"knob [1, 0]: {knob.grad[1, 0]:+.6f}")
 agree = all(np.allclose(p.grad, s, rtol=0, atol=1e-7)
             for p, s in zip(params, two_sided, strict=True))
-print("agrees with the two-sided estimate:", agree)
+print("allclose(grad, two_sided):", agree)
 # --8<-- [end:backprop]

@@ -10,16 +10,16 @@ import numpy as np
 import culpa
 
 x = culpa.Tensor(2.0, requires_grad=True)
-u = 3 * x  # path 1
-v = x**2  # path 2: the same x, used a second time
+u = 3 * x
+v = x**2  # (1)!
 L = u * v  # L = 3x * x^2 = 3x^3
 L.backward()
 
-via_u = u.grad * 3  # dL/du * du/dx
-via_v = v.grad * 2 * x.data  # dL/dv * dv/dx
+via_u = u.grad * 3
+via_v = v.grad * 2 * x.data
 print("L =", L.item())
-print("through u:", via_u, "  through v:", via_v, "  sum:", via_u + via_v)
-print("culpa's x.grad =", x.grad)
+print(f"dL/du * du/dx = {via_u}   dL/dv * dv/dx = {via_v}")
+print(f"sum = {via_u + via_v}   x.grad = {x.grad}")
 # --8<-- [end:two_paths]
 
 # --8<-- [start:check]
@@ -28,35 +28,34 @@ def f(x):
 
 
 h = 1e-5
-print("two-sided estimate:", round((f(2.0 + h) - f(2.0 - h)) / (2 * h), 6))
-print("by hand, 9x^2 at x = 2:", 9 * 2.0**2)
+estimate = (f(2.0 + h) - f(2.0 - h)) / (2 * h)
+print("(f(x + h) - f(x - h)) / 2h =", round(estimate, 6))
+print("9x^2 =", 9 * 2.0**2)
 # --8<-- [end:check]
 
 # --8<-- [start:two_calls]
-again = (3 * x) * x**2  # the same function, recorded a second time
-again.backward()  # (1)!
-print("after a second backward:", x.grad)
+again = (3 * x) * x**2  # (1)!
+again.backward()  # (2)!
+print("x.grad =", x.grad)
 
-x.zero_grad()  # (2)!
+x.zero_grad()  # (3)!
 (3 * x * x**2).backward()
-print("after zero_grad and a backward:", x.grad)
+print("x.grad =", x.grad)
 # --8<-- [end:two_calls]
 
 # --8<-- [start:data]
 rng = np.random.default_rng(0)
-X = rng.normal(size=(32, 2))  # 32 examples, 2 features
-t = X @ np.array([2.0, -1.0]) + 0.5  # targets the model can fit exactly
+X = rng.normal(size=(32, 2))
+t = X @ np.array([2.0, -1.0]) + 0.5  # (1)!
 
 
 def mse(model, X, t):
-    """Mean squared error of a linear model on the rows of X."""
     pred = model(culpa.Tensor(X)).reshape(-1)
     return ((pred - culpa.Tensor(t)) ** 2).mean()
 # --8<-- [end:data]
 
 # --8<-- [start:forgot]
-def flat_grads(params):
-    """Every gradient in one vector (zeros where there is none yet)."""
+def flat_grads(params):  # (1)!
     return np.concatenate([np.zeros(p.data.size) if p.grad is None
                            else p.grad.ravel() for p in params])
 
@@ -68,38 +67,38 @@ def train(zero_grad, steps=40, lr=0.1):
     losses, growth = [], []
     for _ in range(steps):
         if zero_grad:
-            opt.zero_grad()  # (1)!
+            opt.zero_grad()  # (2)!
         before = flat_grads(params)
         loss = mse(model, X, t)
         loss.backward()
-        used = flat_grads(params)  # what opt.step() is about to use
-        fresh = used - before  # what this step's loss alone contributed
+        used = flat_grads(params)  # (3)!
+        fresh = used - before
         losses.append(loss.item())
-        growth.append(np.linalg.norm(used) / np.linalg.norm(fresh))  # (2)!
+        growth.append(np.linalg.norm(used) / np.linalg.norm(fresh))  # (4)!
         opt.step()
     return losses, growth
 
 
 good, _ = train(zero_grad=True)
 bad, growth = train(zero_grad=False)
-print("step   loss (zeroed)   loss (forgot)   used/fresh gradient")
+print("step   loss (zeroed)   loss (forgot)   |used| / |fresh|")
 for step in [0, 1, 2, 3, 4, 8, 12, 16, 20, 24, 28, 32, 36]:
     print(f"{step:4d}   {good[step]:13.4f}   {bad[step]:13.4f}", end="   ")
-    print(f"{growth[step]:19.1f}")
+    print(f"{growth[step]:16.1f}")
 
-print(f"after 40 steps: {good[-1]:.4f} vs {bad[-1]:.4f}")
+print(f"step 39: {good[-1]:.4f} (zeroed)   {bad[-1]:.4f} (forgot)")
 # --8<-- [end:forgot]
 
 # --8<-- [start:micro_batches]
 model = culpa.nn.Linear(2, 1, rng=1)
-mse(model, X, t).backward()  # the whole batch of 32 at once
+mse(model, X, t).backward()  # (1)!
 full = [p.grad.copy() for p in model.parameters()]
 
-model.zero_grad()  # (1)!
-for rows in np.split(np.arange(32), 4):  # (2)!
-    (mse(model, X[rows], t[rows]) * (len(rows) / len(X))).backward()  # (3)!
+model.zero_grad()  # (2)!
+for rows in np.split(np.arange(32), 4):  # (3)!
+    (mse(model, X[rows], t[rows]) * (len(rows) / len(X))).backward()  # (4)!
 
 pairs = zip(model.parameters(), full, strict=True)
 same = all(np.allclose(p.grad, g) for p, g in pairs)
-print("4 accumulated micro-batches == 1 full batch:", same)
+print("allclose(4 micro-batches, full batch):", same)
 # --8<-- [end:micro_batches]

@@ -19,37 +19,36 @@ a.name, b.name, L.name = "a", "b", "L"
 graph = culpa.graph.export(L)  # (1)!
 for node in graph["nodes"]:
     op, parents = node["op"], node["parents"]
-    made_of = f"{op} of node {parents[0]}" if parents else "leaf (an input)"
-    print(f"node {node['id']}  {node['name']}  {made_of:<16}", end="  ")
+    made_of = f"{op}(node {parents[0]})" if parents else "leaf"
+    print(f"node {node['id']}  {node['name']}  {made_of:<12}", end="  ")
     print(f"value {node['value']:.4f}")
 
-print("backward will visit the nodes in the order", graph["backward_order"])
+print("backward_order:", graph["backward_order"])
 # --8<-- [end:record]
 
 # --8<-- [start:by_hand]
-L.backward()  # culpa's sweep, from dL/dL = 1 back to x
+L.backward()  # (1)!
 
-g = 1.0  # dL/dL: where every backward sweep starts
+g = 1.0  # (2)!
 for op, local, node in [
     ("pow", 2 * b.data, b),  # d(b^2)/db = 2b
-    ("exp", b.data, a),  # d(e^a)/da = e^a, which is b again
+    ("exp", b.data, a),  # d(e^a)/da = e^a = b
     ("tanh", 1 - a.data**2, x),  # d tanh(x)/dx = 1 - tanh(x)^2 = 1 - a^2
 ]:
-    g = g * local  # (1)!
-    print(f"through {op:<4} local derivative {local:.4f}", end=" -> ")
-    print(f"dL/d{node.name} = {g:.4f}   culpa: {node.grad:.4f}")
+    g = g * local  # (3)!
+    print(f"{op:<4}  local {local:.4f}  ->  dL/d{node.name} = {g:.4f}", end="")
+    print(f"   {node.name}.grad = {node.grad:.4f}")
 # --8<-- [end:by_hand]
 
 # --8<-- [start:closed_form]
-# L = e^(2 tanh x), differentiated on paper:
+# L = e^(2 tanh x), so dL/dx = 2 (1 - tanh^2 x) e^(2 tanh x)
 on_paper = 2 * (1 - np.tanh(0.5) ** 2) * np.exp(2 * np.tanh(0.5))
-factors = 2 * b.data * b.data * (1 - a.data**2)  # the three lenses, multiplied
-print(f"on paper: {on_paper:.4f}   product of the three factors: {factors:.4f}")
+factors = 2 * b.data * b.data * (1 - a.data**2)
+print(f"on_paper = {on_paper:.4f}   factors = {factors:.4f}")
 # --8<-- [end:closed_form]
 
 # --8<-- [start:local]
-def through_tanh(rest):
-    """u -> tanh -> rest, then backward: what did tanh receive, and pass on?"""
+def through_tanh(rest):  # (1)!
     u = culpa.Tensor(0.5, requires_grad=True)
     t = u.tanh()
     rest(t).backward()
@@ -63,15 +62,28 @@ downstream = {
 }
 for name, rest in downstream.items():
     received, passed = through_tanh(rest)
-    print(f"{name:<11} tanh received {received:+.4f},", end=" ")
-    print(f"passed on {passed:+.4f}, ratio {passed / received:.4f}")
+    print(f"{name:<11} t.grad {received:+.4f}   u.grad {passed:+.4f}", end="")
+    print(f"   ratio {passed / received:.4f}")
 
 print(f"1 - tanh(0.5)^2 = {1 - np.tanh(0.5) ** 2:.4f}")
 # --8<-- [end:local]
 
+# --8<-- [start:two_paths]
+x = culpa.Tensor(2.0, requires_grad=True)
+u = 3 * x  # (1)!
+v = x**2
+L = u * v
+L.backward()
+
+via_u = u.grad * 3  # (2)!
+via_v = v.grad * 2 * x.data
+print(f"dL/du * du/dx = {u.grad} * 3 = {via_u}")
+print(f"dL/dv * dv/dx = {v.grad} * {2 * x.data} = {via_v}")
+print(f"sum = {via_u + via_v}   x.grad = {x.grad}")
+# --8<-- [end:two_paths]
+
 # --8<-- [start:dual]
 class Dual:
-    """A value and its tangent: how fast it moves as one chosen input moves."""
     def __init__(self, value, tangent=0.0):
         self.value, self.tangent = value, tangent
     def __add__(self, other):
@@ -90,27 +102,26 @@ class Dual:
         return Dual(e, e * self.tangent)
 
 
-def f(x1, x2, x3):
-    """Three inputs, one output; u is used twice. Works on Duals and Tensors."""
+def f(x1, x2, x3):  # (3)!
     u = x1 * x2
     return (u + x3).tanh() * u.exp()
 
 
 point = [1.5, 0.5, -0.2]
 by_forward_mode = []
-for i in range(3):  # (3)!
+for i in range(3):  # (4)!
     duals = [Dual(v, 1.0 if j == i else 0.0) for j, v in enumerate(point)]
     by_forward_mode.append(f(*duals).tangent)
 
 tensors = [culpa.Tensor(v, requires_grad=True) for v in point]
-f(*tensors).backward()  # (4)!
+f(*tensors).backward()  # (5)!
 by_reverse_mode = [t.grad.item() for t in tensors]
 
 def value(xs):
     return f(*[Dual(v) for v in xs]).value
 
 
-h = 1e-5  # (5)!
+h = 1e-5  # (6)!
 by_differences = []
 for i in range(3):
     up = [v + h * (j == i) for j, v in enumerate(point)]
@@ -123,10 +134,11 @@ for i in range(3):
     print(f"{by_reverse_mode[i]:+.12f}")
 
 modes = zip(by_forward_mode, by_reverse_mode, strict=True)
-print("the modes agree to 1e-15:", all(abs(a - b) < 1e-15 for a, b in modes))
+print("|forward - reverse| < 1e-15:",
+      all(abs(a - b) < 1e-15 for a, b in modes))
 fd = zip(by_differences, by_reverse_mode, strict=True)
 fd_gap = max(abs(a - b) for a, b in fd)
-print("central differences are off by less than 1e-10:", fd_gap < 1e-10)
+print("|central - reverse| < 1e-10:", fd_gap < 1e-10)
 # --8<-- [end:dual]
 
 # --8<-- [start:many_outputs]
@@ -134,7 +146,6 @@ scales = [1.0, 2.0, 3.0, 4.0]
 
 
 def g(t):
-    """One input, four outputs."""
     return [(t * k).tanh() for k in scales]
 
 
@@ -154,12 +165,11 @@ print("reverse mode, 4 sweeps: ", np.round(reverse_sweeps, 4))
 
 # --8<-- [start:one_sweep]
 def multiply_adds(graph):
-    """Multiply-adds of the recorded matrix products, forward and backward."""
     nodes = graph["nodes"]
     forward = backward = 0
     for node in nodes:
         if node["op"] in ("linear", "matmul"):
-            x, w = (nodes[i] for i in node["parents"][:2])  # input, weights
+            x, w = (nodes[i] for i in node["parents"][:2])
             work = int(np.prod(node["shape"])) * x["shape"][-1]  # (1)!
             forward += work
             backward += work * (x["requires_grad"] + w["requires_grad"])  # (2)!
@@ -167,7 +177,7 @@ def multiply_adds(graph):
 
 
 rng = np.random.default_rng(0)
-X = rng.normal(size=(32, 2))  # a batch of 32 points
+X = rng.normal(size=(32, 2))
 labels = (X[:, 0] * X[:, 1] > 0).astype(int)
 
 print("width  params  ops    forward   backward  back/fwd  two-sided/backprop")
@@ -185,7 +195,7 @@ for width in [4, 16, 64, 256]:
     row = f"{width:>5} {n:>7_} {ops:>4} {forward:>10_} {backward:>10_}"
     print(row, f"{backward / forward:>8.2f} {versus:>19_.0f}")
 
-loss.backward()  # one sweep through the widest model
+loss.backward()  # (4)!
 filled = sum(p.grad.size for p in model.parameters())
-print(f"one backward sweep filled {filled:_} of {n:_} gradients")
+print(f"gradients: {filled:_} of {n:_}")
 # --8<-- [end:one_sweep]

@@ -6,11 +6,11 @@ Shown on docs/pt/index.md and docs/en/index.md; the tests run it and compare wha
 # --8<-- [start:first]
 import culpa
 
-w = culpa.Tensor([0.5, -1.0, 2.0], requires_grad=True)  # three knobs
-x = culpa.Tensor([1.0, 2.0, 3.0])  # one input
-loss = ((w * x).sum() - 1.0) ** 2  # (1)!
-loss.backward()  # one backward sweep
+w = culpa.Tensor([0.5, -1.0, 2.0], requires_grad=True)  # (1)!
+x = culpa.Tensor([1.0, 2.0, 3.0])
+loss = ((w * x).sum() - 1.0) ** 2  # (2)!
+loss.backward()  # (3)!
 
-print("loss:", loss.item())
-print("slopes:", w.grad)
+print("L =", loss.item())
+print("w.grad =", w.grad)
 # --8<-- [end:first]

@@ -10,13 +10,12 @@ docs/en/06-inside-culpa.md; the tests run them in one fresh interpreter and comp
 import math
 
 
-class Value:
-    """One number that remembers how it was made, and its gradient."""
+class Value:  # (1)!
     def __init__(self, data, parents=(), slopes=()):
         self.data = float(data)
         self.grad = 0.0
-        self.parents = parents  # (1)!
-        self.slopes = slopes  # (2)!
+        self.parents = parents  # (2)!
+        self.slopes = slopes  # (3)!
     def __add__(self, other):
         other = other if isinstance(other, Value) else Value(other)
         return Value(self.data + other.data, (self, other), (1.0, 1.0))
@@ -35,7 +34,7 @@ class Value:
         return Value(t, (self,), (1 - t * t,))
     def backward(self):
         order, seen, stack = [], set(), [(self, False)]
-        while stack:  # (3)!
+        while stack:  # (4)!
             node, parents_placed = stack.pop()
             if parents_placed:
                 order.append(node)
@@ -43,16 +42,16 @@ class Value:
                 seen.add(node)
                 stack.append((node, True))
                 stack += [(parent, False) for parent in node.parents]
-        self.grad = 1.0  # (4)!
-        for node in reversed(order):  # (5)!
+        self.grad = 1.0  # (5)!
+        for node in reversed(order):  # (6)!
             for parent, slope in zip(node.parents, node.slopes, strict=True):
-                parent.grad += node.grad * slope  # (6)!
+                parent.grad += node.grad * slope  # (7)!
 # --8<-- [end:scalar_engine]
 
 # --8<-- [start:scalar_check]
-z = [Value(2.0), Value(1.0), Value(0.1)]  # page 03's logits
+z = [Value(2.0), Value(1.0), Value(0.1)]  # (1)!
 total = z[0].exp() + z[1].exp() + z[2].exp()
-yours = total.log() + (-1.0) * z[0]  # (1)!
+yours = total.log() + (-1.0) * z[0]  # (2)!
 yours.backward()
 print("yours: L =", round(yours.data, 4), "| dL/dz =",
       [round(v.grad, 3) for v in z])
@@ -66,13 +65,14 @@ loss = culpa.cross_entropy(logits, 0)
 loss.backward()
 print("culpa: L =", round(loss.item(), 4), "| dL/dz =",
       [round(float(g), 3) for g in logits.grad])
-print("same gradients:", np.allclose([v.grad for v in z], logits.grad))
+print("allclose(yours, culpa):",
+      np.allclose([v.grad for v in z], logits.grad))
 
 s = Value(3.0)
-q = s * s + s.tanh()  # (2)!
+q = s * s + s.tanh()  # (3)!
 q.backward()
-print("s used three times, dq/ds =", round(s.grad, 6),
-      "=", round(2 * 3.0 + 1 - math.tanh(3.0) ** 2, 6))
+print("s.grad =", round(s.grad, 6),
+      "  2s + 1 - tanh(s)^2 =", round(2 * 3.0 + 1 - math.tanh(3.0) ** 2, 6))
 # --8<-- [end:scalar_check]
 
 # --8<-- [start:tensor]
@@ -81,34 +81,33 @@ np.set_printoptions(precision=3, suppress=True)
 w = culpa.Tensor([2.0, -1.0], requires_grad=True)  # (1)!
 y = w * 3.0  # (2)!
 
-print("w: op =", w.op, "| parents:", len(w._parents), "| grad:", w.grad)
-print("y: op =", y.op, "| parents:", [p.op for p in y._parents],
+print("w: op =", w.op, "| parents:", len(w.parents), "| grad:", w.grad)
+print("y: op =", y.op, "| parents:", [p.op for p in y.parents],
       "| grad:", y.grad)
-print("y's first parent is w:", y._parents[0] is w)
-print("the second, the constant 3.0, requires grad:",
-      y._parents[1].requires_grad)
+print("y.parents[0] is w:", y.parents[0] is w)
+print("y.parents[1].requires_grad:", y.parents[1].requires_grad)
 # --8<-- [end:tensor]
 
 # --8<-- [start:local]
-g = np.array([1.0, 10.0])  # pretend this gradient arrives from downstream
-print("mul hands back:", y._backward(g))  # (1)!
+g = np.array([1.0, 10.0])  # (1)!
+print("y.local_backward(g):", y.local_backward(g))  # (2)!
 
 t = w.tanh()
-print("tanh hands back:", t._backward(np.ones(2)))
+print("t.local_backward(ones):", t.local_backward(np.ones(2)))
 print("1 - tanh(w)^2 =", 1 - np.tanh(w.data) ** 2)
 
-constant = culpa.Tensor([2.0, -1.0]) * 3.0  # (2)!
-print("ops on constants record nothing:", constant._parents,
-      constant._backward)
+constant = culpa.Tensor([2.0, -1.0]) * 3.0  # (3)!
+print("constant.parents, local_backward:", constant.parents,
+      constant.local_backward)
 # --8<-- [end:local]
 
 # --8<-- [start:matmul]
 rng = np.random.default_rng(0)
 A = culpa.Tensor(rng.normal(size=(2, 3)), requires_grad=True)
 B = culpa.Tensor(rng.normal(size=(3, 4)), requires_grad=True)
-G = rng.normal(size=(2, 4))  # a gradient arriving at A @ B
+G = rng.normal(size=(2, 4))  # (1)!
 
-(A @ B).backward(G)  # (1)!
+(A @ B).backward(G)  # (2)!
 print("dL/dA = G @ B.T:", np.allclose(A.grad, G @ B.data.T), A.grad.shape)
 print("dL/dB = A.T @ G:", np.allclose(B.grad, A.data.T @ G), B.grad.shape)
 # --8<-- [end:matmul]
@@ -117,10 +116,10 @@ print("dL/dB = A.T @ G:", np.allclose(B.grad, A.data.T @ G), B.grad.shape)
 from culpa import topo_order, unbroadcast  # noqa: E402
 
 # --8<-- [start:broadcast]
-X = culpa.Tensor(np.ones((4, 3)))  # a batch of 4 rows
-b = culpa.Tensor([0.1, 0.2, 0.3], requires_grad=True)  # copied onto every row
+X = culpa.Tensor(np.ones((4, 3)))
+b = culpa.Tensor([0.1, 0.2, 0.3], requires_grad=True)  # (1)!
 (X + b).sum().backward()
-print("b.grad:", b.grad)  # (1)!
+print("b.grad:", b.grad)  # (2)!
 
 ones = np.ones((4, 3))
 print("to (3,):  ", unbroadcast(ones, (3,)))
@@ -130,8 +129,8 @@ print("to (4, 1):", unbroadcast(ones, (4, 1)).ravel())
 
 # --8<-- [start:order]
 x = culpa.Tensor(2.0, requires_grad=True)
-L = (3 * x) * x**2  # page 05's graph: x feeds two ops
-print("forward order:", [node.op for node in topo_order(L)])
+L = (3 * x) * x**2  # (1)!
+print("topo_order(L):", [node.op for node in topo_order(L)])
 # --8<-- [end:order]
 
 # --8<-- [start:recursion]
@@ -140,7 +139,7 @@ def topo_order_recursive(root):  # (1)!
     def visit(node):
         if node not in seen:
             seen.add(node)
-            for parent in node._parents:
+            for parent in node.parents:
                 visit(parent)
             order.append(node)
     visit(root)
@@ -151,7 +150,7 @@ h = x
 for _ in range(5000):  # (2)!
     h = h.tanh()
 
-print("iterative:", len(topo_order(h)), "tensors in order")
+print("len(topo_order(h)):", len(topo_order(h)))
 try:
     topo_order_recursive(h)
 except RecursionError:
@@ -174,11 +173,20 @@ try:
 except RuntimeError:
     print("a third one: RuntimeError (graph released)")
 
+w = culpa.Tensor([2.0, 3.0], requires_grad=True, name="w")
+loss = (w * x).sum()
+w.data *= 10  # (2)!
+try:
+    loss.backward()
+except RuntimeError as err:
+    print("data changed in between: RuntimeError, names w:", "'w'" in str(err))
+
 root = culpa.Tensor([0.0, 4.0], requires_grad=True)
 try:
     (root**0.5).sum().backward()  # the slope of sqrt at 0 is infinite
 except FloatingPointError as err:
-    print("FloatingPointError, names the op:", "'pow'" in str(err))
+    print("FloatingPointError, names the op:", "'pow'" in str(err),
+          "| grad written:", root.grad)
 # --8<-- [end:backward]
 
 # --8<-- [start:fused]
@@ -187,7 +195,7 @@ with np.errstate(all="ignore"):  # (1)!
     e = huge.exp()
     p_slow = e / e.sum()
 
-print("op by op, p =", p_slow.data)
+print("op by op: p =", p_slow.data)
 
 fused = culpa.cross_entropy(huge, 1)
 fused.backward()
@@ -211,8 +219,7 @@ class ClosureNode:  # (1)!
         return out
 
 
-def left_for_the_cycle_collector(build):
-    """Build a graph, drop it, count what reference counting left behind."""
+def left_for_the_cycle_collector(build):  # (3)!
     gc.collect()
     gc.disable()
     try:
@@ -226,7 +233,7 @@ def culpa_graph():
     h = culpa.Tensor(np.ones(3), requires_grad=True)
     for _ in range(100):
         h = (h * 1.5).tanh()
-    h.sum().backward(retain_graph=True)  # even with the whole graph kept
+    h.sum().backward(retain_graph=True)  # (4)!
 
 
 def closure_graph():
@@ -235,25 +242,25 @@ def closure_graph():
         h = h * ClosureNode(1.5)
 
 
-def value_graph():  # your Value from the top of the page
+def value_graph():  # (5)!
     h = Value(1.0)
     for _ in range(100):
         h = (h * 1.5).tanh()
     h.backward()
 
 
-print("culpa graph, objects left:", left_for_the_cycle_collector(culpa_graph))
-print("your Value graph, objects left:",
-      left_for_the_cycle_collector(value_graph))
+print("culpa_graph:", left_for_the_cycle_collector(culpa_graph))
+print("value_graph:", left_for_the_cycle_collector(value_graph))
 naive_left = left_for_the_cycle_collector(closure_graph)
-print("closure that holds its output, objects left > 0:", naive_left > 0)
+print("closure_graph > 0:", naive_left > 0)
 # --8<-- [end:cycles]
 
 # --8<-- [start:no_grad]
 with culpa.no_grad():
     frozen = w * 3.0  # (1)!
 
-print("inside no_grad:", frozen.requires_grad, frozen._parents)
+print("frozen.requires_grad, parents:", frozen.requires_grad,
+      frozen.parents)
 
 net = culpa.nn.MLP([4, 8, 3], rng=0)
 batch = culpa.Tensor(np.ones((2, 4)))
@@ -261,7 +268,8 @@ recorded = net(batch)  # (2)!
 with culpa.no_grad():
     evaluated = net(batch)  # (3)!
 
-print("tensors in the graph, recorded:", len(topo_order(recorded)))
-print("tensors in the graph, under no_grad:", len(topo_order(evaluated)))
-print("same numbers either way:", np.allclose(recorded.data, evaluated.data))
+print("len(topo_order(recorded)):", len(topo_order(recorded)))
+print("len(topo_order(evaluated)):", len(topo_order(evaluated)))
+print("allclose(recorded, evaluated):",
+      np.allclose(recorded.data, evaluated.data))
 # --8<-- [end:no_grad]

@@ -1,4 +1,4 @@
-"""Page 10, looking back: the whole chapter in about twenty lines of culpa.
+"""Page 10, looking back: the chapter's core in about twenty lines of culpa.
 
 The section is shown on docs/pt/10-looking-back.md and
 docs/en/10-looking-back.md; the tests run it in a fresh interpreter and compare
@@ -12,7 +12,7 @@ import numpy as np
 import culpa
 
 rng = np.random.default_rng(0)
-X, y = rng.normal(size=(8, 3)), rng.integers(0, 3, size=8)  # 8 examples
+X, y = rng.normal(size=(8, 3)), rng.integers(0, 3, size=8)
 model = culpa.nn.MLP([3, 4, 3], activation="tanh", rng=0)
 params = model.parameters()
 before = [p.data.copy() for p in params]
@@ -25,12 +25,10 @@ agreement = culpa.check.gradcheck(  # (3)!
     lambda *_: culpa.cross_entropy(model(X), y), params)
 
 n_params = sum(p.data.size for p in params)
-print(f"loss {loss.item():.3f}; backward visited {ops}")
-print("bad gradients:", culpa.check.find_bad_gradients(model))
-print("backprop agrees with finite differences:", agreement < 1e-6)
-print(f"{n_params} parameters: {2 * n_params} forward passes for finite "
-      "differences")
-print("backprop: 1 forward + 1 backward, about 3 forward passes")
+print(f"L = {loss.item():.3f}   backward: {ops}")
+print("find_bad_gradients:", culpa.check.find_bad_gradients(model))
+print("gradcheck error < 1e-6:", agreement < 1e-6)
+print(f"N = {n_params}   2N = {2 * n_params}")
 pairs = zip(params, before, strict=True)
 print("parameters moved:", any((p.data != b).any() for p, b in pairs))  # (4)!
 # --8<-- [end:recap]

@@ -20,9 +20,7 @@ import culpa
 MB = 1e6
 
 
-def graph_bytes(root):
-    """Bytes of the arrays the graph behind `root` holds, by the op that
-    made them (leaves, the inputs and parameters, left out)."""
+def graph_bytes(root):  # (1)!
     held = Counter()
     for node in culpa.topo_order(root):
         if node.op != "leaf":
@@ -31,12 +29,11 @@ def graph_bytes(root):
 
 
 rng = np.random.default_rng(0)
-# 8 hidden layers, 250 wide, and a batch of 1000 examples
-model = culpa.nn.MLP([250] * 9 + [10], activation="tanh", rng=0)
+model = culpa.nn.MLP([250] * 9 + [10], activation="tanh", rng=0)  # (2)!
 X, labels = rng.normal(size=(1000, 250)), rng.integers(0, 10, size=1000)
 param_bytes = sum(p.data.nbytes for p in model.parameters())
 
-tracemalloc.start()  # (1)!
+tracemalloc.start()  # (3)!
 start = tracemalloc.get_traced_memory()[0]
 loss = culpa.cross_entropy(model(X), labels)
 after_forward = tracemalloc.get_traced_memory()[0] - start
@@ -45,20 +42,20 @@ held = graph_bytes(loss)
 for op, nbytes in held.items():
     print(f"{op:>13}: {nbytes / MB:5.1f} MB")
 
-print(f"the graph holds {sum(held.values()) / MB:.1f} MB; "
-      f"tracemalloc saw {after_forward / MB:.0f} MB appear")
-print(f"the parameters take {param_bytes / MB:.1f} MB")
+print(f"graph: {sum(held.values()) / MB:.1f} MB   "
+      f"tracemalloc: {after_forward / MB:.0f} MB")
+print(f"parameters: {param_bytes / MB:.1f} MB")
 
-loss.backward()  # (2)!
+loss.backward()  # (4)!
 after_backward = tracemalloc.get_traced_memory()[0] - start
 grad_bytes = sum(p.grad.nbytes for p in model.parameters())
-print(f"after backward: {after_backward / MB:.0f} MB in use, "
-      f"{grad_bytes / MB:.0f} MB of it gradients")
+print(f"after backward: {after_backward / MB:.0f} MB, "
+      f"of which gradients {grad_bytes / MB:.0f} MB")
 tracemalloc.stop()
 # --8<-- [end:kept]
 
 # --8<-- [start:timeline]
-alive = []  # weak references: they see an array without keeping it alive
+alive = []  # (1)!
 
 
 def held_mb():
@@ -69,11 +66,9 @@ def bar():
     return f"{held_mb():3.0f} MB  " + "#" * round(held_mb() / 2)
 
 
-def probe(x, layer):
-    """An op that changes nothing. When the blame passes through it on the
-    way back, it says how much activation memory is still alive."""
+def probe(x, layer):  # (2)!
     def backward(g):
-        print(f"backward reaches layer {layer}: {bar()}")
+        print(f"backward, layer {layer}: {bar()}")
         return (g,)
     return culpa.op_result(x.data, "probe", (x,), backward)
 
@@ -82,58 +77,58 @@ model.zero_grad()
 a = culpa.Tensor(X)
 for number, layer in enumerate(model.layers[:-1], start=1):
     z = layer(a)  # z = W a + b
-    a = z.tanh()  # a = sigma(z)
+    a = z.tanh()  # a = tanh(z)
     alive += [weakref.ref(z.data), weakref.ref(a.data)]
-    print(f"forward, layer {number} done: {bar()}")
+    print(f"forward,  layer {number}: {bar()}")
     a = probe(a, number)
 
 loss = culpa.cross_entropy(model.layers[-1](a), labels)
-del z, a  # (1)!
+del z, a  # (3)!
 loss.backward()
-print(f"backward finished: {held_mb():.0f} MB")
+print(f"after backward: {held_mb():.0f} MB")
 # --8<-- [end:timeline]
 
 # --8<-- [start:batch]
-one = culpa.cross_entropy(model(X[:1]), labels[:1])  # a batch of one example
+one = culpa.cross_entropy(model(X[:1]), labels[:1])  # (1)!
 per_example = sum(graph_bytes(one).values())
-print(f"activations per example: {per_example / 1e3:.1f} kB;  "
+print(f"activations, 1 example: {per_example / 1e3:.1f} kB   "
       f"parameters: {param_bytes / MB:.1f} MB")
 for batch in (100, 250, 1000, 4000):
     print(f"batch {batch:4d}: activations {batch * per_example / MB:6.1f} MB")
 
-print(f"the activations outweigh the parameters from "
-      f"{param_bytes / per_example:.0f} examples per batch")
+print(f"activations > parameters from batch "
+      f"{param_bytes / per_example:.0f}")
 # --8<-- [end:batch]
 
 # --8<-- [start:estimate]
-layers = 64  # the model's layers
-intermediate = 17_408  # the feed-forward intermediate width
-parameters = 27e9  # the Qwen3.8-27B model card
-hidden = 5_120  # an assumption: the hidden size, typical at this scale
-bytes_per_value = 2  # bf16, for weights and activations alike
-values_per_token = layers * (hidden + 3 * intermediate)  # (1)!
+layers = 64
+intermediate = 17_408
+parameters = 27e9  # (1)!
+hidden = 5_120  # (2)!
+bytes_per_value = 2  # (3)!
+values_per_token = layers * (hidden + 3 * intermediate)  # (4)!
 
 GB = 1e9
 activation_per_token = values_per_token * bytes_per_value
 parameter_memory = parameters * bytes_per_value
 crossover = parameter_memory / activation_per_token
 
-print(f"kept per token: {values_per_token:_} values "
+print(f"per token: {values_per_token:_} values "
       f"= {activation_per_token / MB:.2f} MB")
 print(f"parameters: {parameter_memory / GB:.0f} GB")
 token_counts = (1_024, 4_096, 8_192, 65_536, 1_048_576)
 for tokens in token_counts:
     gb = tokens * activation_per_token / GB
-    print(f"{tokens:>9_} tokens in the batch: activations {gb:7_.1f} GB")
+    print(f"{tokens:>9_} tokens: activations {gb:7_.1f} GB")
 
-print(f"the activations outweigh the parameters from {crossover:_.0f} tokens")
+print(f"activations > parameters from {crossover:_.0f} tokens")
 # --8<-- [end:estimate]
 
 # --8<-- [start:checkpoint]
 depth, width, batch = 32, 128, 500
 X_deep = rng.normal(size=(batch, width))
 labels_deep = rng.integers(0, 10, size=batch)
-runs = []  # one entry each time a layer runs forward
+runs = []  # (1)!
 
 
 def counted(block):
@@ -143,15 +138,13 @@ def counted(block):
     return run
 
 
-def train_step(segments):
-    """Forward and backward of a fresh 32-layer MLP.
-    Returns the MLP, the peak memory in MB and the layer runs."""
+def train_step(segments):  # (2)!
     deep = culpa.nn.MLP([width] * (depth + 1) + [10], activation="tanh", rng=0)
-    blocks = [counted(block) for block in deep.blocks()]  # (1)!
+    blocks = [counted(block) for block in deep.blocks()]  # (3)!
     runs.clear()
     tracemalloc.start()
-    out = culpa.checkpoint.checkpoint_sequential(  # (2)!
-        blocks, segments, culpa.Tensor(X_deep))
+    out = culpa.checkpoint.checkpoint_sequential(  # (4)!
+        blocks, segments, X_deep)
     forward_runs = len(runs)
     culpa.cross_entropy(out, labels_deep).backward()
     peak = tracemalloc.get_traced_memory()[1]
@@ -159,17 +152,17 @@ def train_step(segments):
     return deep, peak / MB, forward_runs, len(runs) - forward_runs
 
 
-plain = train_step(1)[0]  # (3)!
+plain = train_step(1)[0]  # (5)!
 print("segments  peak memory  forward runs  recomputed  same gradients")
 results = {}
 for segments in (1, 2, 4, 8, 16):
     deep, peak, forward_runs, recomputed = train_step(segments)
     pairs = zip(plain.parameters(), deep.parameters(), strict=True)
-    same = all(np.array_equal(p.grad, q.grad) for p, q in pairs)  # (4)!
+    same = all(np.array_equal(p.grad, q.grad) for p, q in pairs)  # (6)!
     results[segments] = (peak, recomputed)
     print(f"{segments:8d}  {peak:8.0f} MB  {forward_runs:12d}  {recomputed:10d}"
           f"  {same!s:>14}")
 
 best = min(results, key=lambda segments: results[segments][0])
-print("lowest peak with", best, "segments")
+print("lowest peak: segments =", best)
 # --8<-- [end:checkpoint]

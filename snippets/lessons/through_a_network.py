@@ -12,23 +12,22 @@ import culpa
 
 np.set_printoptions(precision=3, suppress=True)
 
-sizes = [4, 5, 4, 3]  # 4 inputs, hidden layers of 5 and 4 units, 3 classes
-depth = len(sizes) - 1  # layers l = 1, 2, 3
-net = culpa.nn.MLP(sizes, activation="sigmoid", rng=0)  # float64, fixed seed
+sizes = [4, 5, 4, 3]  # (1)!
+depth = len(sizes) - 1
+net = culpa.nn.MLP(sizes, activation="sigmoid", rng=0)  # (2)!
 
-# the same weights as NumPy arrays, indexed like the formulas: W[1] ... W[3]
-W = {l: layer.weight.data.copy() for l, layer in enumerate(net.layers, start=1)}
+W = {l: layer.weight.data.copy() for l, layer in enumerate(net.layers, start=1)}  # (3)!
 b = {l: layer.bias.data.copy() for l, layer in enumerate(net.layers, start=1)}
 
-x = np.array([0.5, -1.2, 0.8, 2.0])  # one example...
-c = 2  # ...whose observed class is the third
-y = np.eye(3)[c]  # one-hot: (0, 0, 1)
+x = np.array([0.5, -1.2, 0.8, 2.0])
+c = 2  # (4)!
+y = np.eye(3)[c]
 
 n_params = sum(W[l].size + b[l].size for l in W)
 for l in W:
     print(f"layer {l}: W{W[l].shape}, b{b[l].shape}")
 
-print("parameters:", n_params)
+print("N =", n_params)
 # --8<-- [end:network]
 
 # --8<-- [start:forward]
@@ -37,16 +36,15 @@ def sigmoid(z):
 
 
 def softmax(z):
-    e = np.exp(z - z.max())  # shifted by the max: same result, no overflow
+    e = np.exp(z - z.max())  # (1)!
     return e / e.sum()
 
 
-def forward(W, b, x):
-    """Run the network on x; keep every z^(l) and a^(l): the guideline back."""
-    z, a = {}, {0: x}  # a^(0) is the input itself
+def forward(W, b, x):  # (2)!
+    z, a = {}, {0: x}  # a^(0) = x
     for l in range(1, depth + 1):
-        z[l] = W[l] @ a[l - 1] + b[l]  # mix: a weighted sum plus a bias
-        a[l] = sigmoid(z[l]) if l < depth else softmax(z[l])  # (1)!
+        z[l] = W[l] @ a[l - 1] + b[l]  # (3)!
+        a[l] = sigmoid(z[l]) if l < depth else softmax(z[l])  # (4)!
     return z, a
 
 
@@ -60,39 +58,39 @@ print("L =", loss.round(3))
 # --8<-- [end:forward]
 
 # --8<-- [start:output_delta]
-delta = {depth: p - y}  # the output layer's blame: the worked example's p - y
+delta = {depth: p - y}  # (1)!
 
-logits = culpa.Tensor(z[depth], requires_grad=True)  # the same logits
+logits = culpa.Tensor(z[depth], requires_grad=True)  # (2)!
 culpa.cross_entropy(logits, c).backward()
 
 print("delta3 =", delta[depth])
-print("culpa's dL/dz3 =", logits.grad)
+print("logits.grad =", logits.grad)
 # --8<-- [end:output_delta]
 
 # --8<-- [start:backward]
-for l in range(depth - 1, 0, -1):  # l = 2, then 1: back toward the input
+for l in range(depth - 1, 0, -1):  # l = 2, 1
     delta[l] = (W[l + 1].T @ delta[l + 1]) * a[l] * (1 - a[l])  # (1)!
 
 for l in sorted(delta, reverse=True):
     size = np.linalg.norm(delta[l])
     shown = np.array2string(delta[l], precision=4)
-    print(f"delta{l} = {shown}  size {size:.4f}")
+    print(f"delta{l} = {shown}  norm {size:.4f}")
 
 paths = int(np.prod(sizes[2:]))  # (2)!
-deep_paths_zeros = len(str(100**9)) - 1  # the same, 10 layers of 100 units
-print("paths from one layer-1 weight to L:", paths)
-print(f"with 10 layers of 100 units: 10^{deep_paths_zeros}")
+deep_paths_zeros = len(str(100**9)) - 1  # (3)!
+print("paths, layer 1 -> L:", paths)
+print(f"paths, 10 layers x 100 units: 10^{deep_paths_zeros}")
 # --8<-- [end:backward]
 
 # --8<-- [start:slopes]
 grad_W = {l: np.outer(delta[l], a[l - 1]) for l in delta}  # dL/dW = delta a^T
-grad_b = {l: delta[l] for l in delta}  # a bias's input is always 1
+grad_b = {l: delta[l] for l in delta}  # (1)!
 
-i, j = 1, 3  # one knob: from unit 3 of layer 1 into unit 1 of layer 2 (from 0)
+i, j = 1, 3  # (2)!
 print(f"delta2[1] * a1[3] = {delta[2][i]:.7f} * {a[1][j]:.7f}")
 print(f"dL/dW2[1,3]      = {grad_W[2][i, j]:.7f}")
 
-eps = 1e-6  # (1)!
+eps = 1e-6  # (3)!
 W_up = {**W, 2: W[2].copy()}
 W_down = {**W, 2: W[2].copy()}
 W_up[2][i, j] += eps
@@ -100,35 +98,36 @@ W_down[2][i, j] -= eps
 loss_up = -np.log(forward(W_up, b, x)[1][depth][c])
 loss_down = -np.log(forward(W_down, b, x)[1][depth][c])
 nudged = (loss_up - loss_down) / (2 * eps)
-print(f"nudge and rerun  = {nudged:.7f}")
+print(f"two-sided        = {nudged:.7f}")
 # --8<-- [end:slopes]
 
 # --8<-- [start:culpa]
-out = net(culpa.Tensor(x))  # the same network, recorded by culpa this time
+out = net(culpa.Tensor(x))  # (1)!
 loss_culpa = culpa.cross_entropy(out, c)
 loss_culpa.backward()
 
-print("same loss:", np.isclose(loss_culpa.item(), loss))
+print("isclose(loss_culpa, loss):", np.isclose(loss_culpa.item(), loss))
+print("|culpa - numpy| < 1e-12:")
 worst = 0.0
 for l, layer in enumerate(net.layers, start=1):
     diff_W = np.abs(layer.weight.grad - grad_W[l]).max()
     diff_b = np.abs(layer.bias.grad - grad_b[l]).max()
     worst = max(worst, diff_W, diff_b)
-    print(f"layer {l}: dL/dW{layer.weight.grad.shape} agrees: {diff_W < 1e-12},"
-          f" dL/db{layer.bias.grad.shape} agrees: {diff_b < 1e-12}")
+    print(f"  layer {l}: dL/dW{layer.weight.grad.shape} {diff_W < 1e-12},"
+          f" dL/db{layer.bias.grad.shape} {diff_b < 1e-12}")
 
-print("largest difference below 1e-12:", worst < 1e-12)
+print("max |culpa - numpy| < 1e-12:", worst < 1e-12)
 # --8<-- [end:culpa]
 
 # --8<-- [start:cost]
-forward_madds = sum(W[l].size for l in W)  # one multiply-add per weight: W a
-message_madds = sum(W[l].size for l in W if l > 1)  # (1)!
-slope_madds = sum(W[l].size for l in W)  # delta a^T, one per weight
+forward_madds = sum(W[l].size for l in W)  # (1)!
+message_madds = sum(W[l].size for l in W if l > 1)  # (2)!
+slope_madds = sum(W[l].size for l in W)  # (3)!
 backward_madds = message_madds + slope_madds
 
 print("multiply-adds, forward :", forward_madds)
 print("multiply-adds, backward:", backward_madds)
 both = (forward_madds + backward_madds) / forward_madds
-print("backprop, in forward passes:", round(both, 1))
-print("forward differences, in forward passes:", n_params + 1)
+print("(forward + backward) / forward:", round(both, 1))
+print("one-sided, N + 1:", n_params + 1)
 # --8<-- [end:cost]

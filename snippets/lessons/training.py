@@ -14,18 +14,16 @@ import numpy as np
 import culpa
 
 
-def two_moons(n, noise, seed):
-    """n points on two interleaved half circles: the upper moon is class 0,
-    the lower moon class 1."""
+def two_moons(n, noise, seed):  # (1)!
     rng = np.random.default_rng(seed)
     half = n // 2
-    upper = rng.uniform(0, np.pi, half)  # angles along each moon
+    upper = rng.uniform(0, np.pi, half)
     lower = rng.uniform(0, np.pi, n - half)
     points = np.concatenate([
-        np.stack([np.cos(upper), np.sin(upper)], axis=1),  # (1)!
+        np.stack([np.cos(upper), np.sin(upper)], axis=1),  # (2)!
         np.stack([1 - np.cos(lower), 0.5 - np.sin(lower)], axis=1),
     ])
-    points += rng.normal(0, noise, points.shape)  # so the moons are fuzzy
+    points += rng.normal(0, noise, points.shape)  # (3)!
     labels = np.repeat([0, 1], [half, n - half])
     return points, labels
 
@@ -33,29 +31,26 @@ def two_moons(n, noise, seed):
 X, y = two_moons(200, noise=0.15, seed=0)
 
 print("X:", X.shape, " y:", y.shape)
-print("examples per class:", np.bincount(y))
-print("x from", X[:, 0].min().round(1), "to", X[:, 0].max().round(1),
-      "  y from", X[:, 1].min().round(1), "to", X[:, 1].max().round(1))
+print("np.bincount(y):", np.bincount(y))
+print("min:", X.min(axis=0).round(1), "  max:", X.max(axis=0).round(1))
 # --8<-- [end:data]
 
 # --8<-- [start:model]
-# 2 inputs, two hidden layers of 16, 2 logits
-model = culpa.nn.MLP([2, 16, 16, 2], activation="tanh", rng=0)
+model = culpa.nn.MLP([2, 16, 16, 2], activation="tanh", rng=0)  # (1)!
 n_params = sum(p.data.size for p in model.parameters())
 
-first_loss = culpa.cross_entropy(model(X), y)  # all 200 points, untrained
+first_loss = culpa.cross_entropy(model(X), y)  # (2)!
 first_loss.backward()
 
-print(model, "with", n_params, "parameters")
-print(f"first loss: {first_loss.item():.3f}   ln 2 = {np.log(2):.3f}")
-print("parameters with a missing, non-finite or zero gradient:",
-      culpa.check.find_bad_gradients(model))
+print(model, "  N =", n_params)
+print(f"L = {first_loss.item():.3f}   ln 2 = {np.log(2):.3f}")
+print("find_bad_gradients:", culpa.check.find_bad_gradients(model))
 # --8<-- [end:model]
 
 
 # --8<-- [start:loop]
 def accuracy(model, X, y):
-    with culpa.no_grad():  # evaluating only: record nothing
+    with culpa.no_grad():  # (1)!
         return (model(X).data.argmax(axis=1) == y).mean()
 
 
@@ -64,46 +59,45 @@ def train(model, lr, epochs, batch_size=20, seed=0):
     shuffle = np.random.default_rng(seed)
     history = []
     for _ in range(epochs):
-        order = shuffle.permutation(len(X))  # a new order every epoch
+        order = shuffle.permutation(len(X))  # (2)!
         total = 0.0
         for start in range(0, len(X), batch_size):
             batch = order[start:start + batch_size]
-            optimizer.zero_grad()  # (1)!
-            loss = culpa.cross_entropy(model(X[batch]), y[batch])  # (2)!
-            loss.backward()  # (3)!
-            optimizer.step()  # (4)!
+            optimizer.zero_grad()  # (3)!
+            loss = culpa.cross_entropy(model(X[batch]), y[batch])  # (4)!
+            loss.backward()  # (5)!
+            optimizer.step()  # (6)!
             total += loss.item() * len(batch)
-        history.append(total / len(X))  # the epoch's mean loss
+        history.append(total / len(X))  # (7)!
     return history
 
 
-model = culpa.nn.MLP([2, 16, 16, 2], activation="tanh", rng=0)  # same start
+model = culpa.nn.MLP([2, 16, 16, 2], activation="tanh", rng=0)  # (8)!
 history = train(model, lr=0.1, epochs=200)
 
 for epoch in (1, 10, 50, 100, 200):
     print(f"epoch {epoch:3d}   loss {history[epoch - 1]:.3f}")
 
-print("accuracy on the 200 points:", accuracy(model, X, y))
+print("accuracy:", accuracy(model, X, y))
 # --8<-- [end:loop]
 
 # --8<-- [start:boundary]
-xs = np.linspace(-1.5, 2.5, 41)  # across the plane, 0.1 apart...
-ys = np.linspace(1.5, -1.1, 14)  # ...and down, 0.2 apart, top row first
+xs = np.linspace(-1.5, 2.5, 41)  # (1)!
+ys = np.linspace(1.5, -1.1, 14)
 grid = np.array([(a, b) for b in ys for a in xs])
 with culpa.no_grad():
     region = model(grid).data.argmax(axis=1).reshape(len(ys), len(xs))
 
-for row in region:  # . for class 0 (upper moon), # for class 1 (lower moon)
+for row in region:  # (2)!
     print("".join(".#"[c] for c in row))
 # --8<-- [end:boundary]
 
 # --8<-- [start:optimizer]
 final, correct = {}, {}
 for lr in (0.01, 0.1, 3.0):
-    # the same start and the same batches: only the learning rate changes
-    fresh = culpa.nn.MLP([2, 16, 16, 2], activation="tanh", rng=0)
+    fresh = culpa.nn.MLP([2, 16, 16, 2], activation="tanh", rng=0)  # (1)!
     final[lr] = train(fresh, lr=lr, epochs=200)[-1]
     correct[lr] = accuracy(fresh, X, y)
-    print(f"lr = {lr:<5}  loss after 200 epochs {final[lr]:7.3f}   "
+    print(f"lr = {lr:<5}  loss {final[lr]:7.3f}   "
           f"accuracy {correct[lr]:.3f}")
 # --8<-- [end:optimizer]

@@ -576,3 +576,60 @@ def test_static_figures_read_on_a_phone_without_sideways_scrolling(browser, serv
         assert figure["src"].endswith(".phone.svg"), f"{page}: the phone is served {figure['src']}"
         assert figure["right"] <= PHONE["width"] and not figure["scrolls"], f"{page}: {figure}"
     assert width <= PHONE["width"], f"{page}: {width} px wide on a {PHONE['width']} px phone"
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("name", ["worked-example", "blame"])
+def test_the_focus_stays_on_next_and_last_at_the_end(browser, served_site, name, lang):
+    """Pressing Next (or Last) with the keyboard until the last step: the button cannot act any more, and
+    the focus stays on it (it used to fall to the page's <body> when the button disabled itself)."""
+    context, tab = open_page(browser, served_site, lang, PAGES[name])
+    try:
+        root = start(tab, name)
+        buttons = root.locator(".xp-bar .xp-button")
+        next_button, last_button = buttons.nth(2), buttons.nth(3)
+        total = None
+        next_button.focus()
+        for _ in range(60):
+            tab.keyboard.press("Enter")
+            if next_button.get_attribute("aria-disabled") == "true":
+                total = root.get_attribute("data-step")
+                break
+        focus_after_next = next_button.evaluate("(b) => document.activeElement === b")
+        buttons.nth(0).click()  # back to the start
+        last_button.focus()
+        tab.keyboard.press("Enter")
+        focus_after_last = last_button.evaluate("(b) => document.activeElement === b")
+        step_after_last = root.get_attribute("data-step")
+        tab.keyboard.press("Enter")  # again, at the end: nothing moves
+        still = root.get_attribute("data-step")
+    finally:
+        context.close()
+    assert total, f"{name} ({lang}): Next never reached the last step"
+    assert focus_after_next, f"{name} ({lang}): the focus left Next at the last step"
+    assert focus_after_last and step_after_last == total == still, (
+        f"{name} ({lang}): Last went to step {step_after_last} of {total}, then {still}; "
+        f"focus stayed: {focus_after_last}"
+    )
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_print_shows_the_static_figures_and_no_controls(browser, served_site, lang):
+    """On paper an explorer is its static figure (it would print at step 1, an empty graph), and no Run bar,
+    button or output prints."""
+    context, tab = open_page(browser, served_site, lang, PAGES["worked-example"])
+    try:
+        root = start(tab, "worked-example")
+        screen = root.evaluate("(r) => ({ui: !!r.querySelector('.xp-ui')?.getClientRects().length, "
+                               "img: !!r.querySelector('figure img')?.getClientRects().length})")
+        tab.emulate_media(media="print")
+        printed = root.evaluate("(r) => ({ui: !!r.querySelector('.xp-ui')?.getClientRects().length, "
+                                "img: !!r.querySelector('figure img')?.getClientRects().length})")
+        controls = tab.evaluate("""() => [...document.querySelectorAll(
+            '.run-bar, .run-output, .xp-bar, .md-typeset button')]
+            .filter((e) => e.getClientRects().length).map((e) => e.className || e.tagName)""")
+    finally:
+        context.close()
+    assert screen == {"ui": True, "img": False}, f"on screen: {screen}"
+    assert printed == {"ui": False, "img": True}, f"in print: {printed}"
+    assert not controls, f"printed controls: {controls[:10]}"

@@ -26,6 +26,7 @@ from pathlib import Path
 
 import pytest
 
+from sitebuild.steps import wheel as wheel_hook
 from support.pages import ROOT, load_page
 from support.served import ServedSite, SitePage
 
@@ -57,7 +58,8 @@ def test_every_page_shows_the_served_wheel_address(served_site, lang):
     for rel in ("", "03-worked-example/", "06-inside-culpa/"):
         page = SitePage(lang, rel)
         url = shown_install_url(served_site, page)
-        assert url == f"{served_site.base}culpa/culpa-0.1.0-py3-none-any.whl", f"{page.id}: shows {url}"
+        name = wheel_hook.wheel_name(ROOT)
+        assert url == f"{served_site.base}culpa/{name}", f"{page.id}: shows {url}"
     with urllib.request.urlopen(url) as response:
         wheel = response.read()
     assert wheel[:2] == b"PK"

@@ -30,7 +30,7 @@ def test_topo_order_puts_parents_first_and_visits_shared_nodes_once():
     position = {id(node): i for i, node in enumerate(order)}
     assert len(order) == len({id(n) for n in order})
     for node in order:
-        for parent in node._parents:
+        for parent in node.parents:
             assert position[id(parent)] < position[id(node)]
     assert order[-1] is out and order[0] is x
 
@@ -74,7 +74,7 @@ def test_backward_frees_the_activations_as_it_goes():
     model = culpa.nn.MLP([3, 5, 2], rng=0)
     loss = culpa.cross_entropy(model(x), [0, 1, 0, 1])
     loss.backward()
-    assert loss._parents == ()  # the links are dropped: nothing of the step outlives it but the loss
+    assert loss.parents == ()  # the links are dropped: nothing of the step outlives it but the loss
 
 
 def training_step(model, optimizer, x, y):
@@ -114,7 +114,7 @@ def test_the_gc_test_would_notice_a_cycle():
     try:
         x = Tensor([1.0], requires_grad=True)
         y = x * 2
-        y._backward = lambda g, y=y: (g,)  # a closure that references its own output: a cycle
+        y.local_backward = lambda g, y=y: (g,)  # a closure that references its own output: a cycle
         del y
         found = gc.collect()
     finally:
@@ -198,6 +198,6 @@ def test_a_refused_backward_changes_no_gradient_and_releases_nothing():
     with pytest.raises(RuntimeError, match=r"op 'exp' was already used"):
         loss.backward()
     assert loss.grad is None and v.grad is None and np.array_equal(w.grad, w_grad)
-    assert loss._parents != ()  # the refused pass did not release the new part of the graph either
+    assert loss.parents != ()  # the refused pass did not release the new part of the graph either
     with pytest.raises(RuntimeError, match=r"op 'exp' was already used"):
         loss.backward()  # and it says so again, the same way

@@ -4,7 +4,8 @@ Each case draws a random graph from its seed: leaves of 0 to 4 dimensions in flo
 C-ordered, Fortran-ordered, strided or transposed; elementwise ops with every broadcasting pattern (new
 leaves of broadcast-compatible shapes, or values already in the graph, so subexpressions are shared);
 matmul from 1-D to 4-D; reductions, reshapes, transposes, softmax over any axis; Python and NumPy scalars
-on either side; then a weighted sum or a cross-entropy. culpa and torch run the same graph; the loss, the
+on either side; then a weighted sum or a cross-entropy. Mixed dtypes (float32 meeting float64) and values
+reused by several ops occur in most cases (checked below). culpa and torch run the same graph; the loss, the
 dtype and gradient of every value (leaves and intermediate results), and the dtype rule are compared, and
 no two culpa gradients may share memory.
 
@@ -61,7 +62,9 @@ class Graph:
         else:
             data = values.copy()
         assert np.array_equal(data, values)
-        pair = (Tensor(data, requires_grad=True), torch.tensor(values, requires_grad=True))
+        leaf = Tensor(values, requires_grad=True)  # a copy, as torch.tensor makes...
+        leaf.data = data  # ...then the odd layout itself, rebound before any op uses it
+        pair = (leaf, torch.tensor(values, requires_grad=True))
         self.leaves.append(pair)
         self.values.append(pair)
         return pair
@@ -258,17 +261,24 @@ def test_random_graphs_match_torch_autograd(case):
 def test_the_fuzzer_draws_every_kind_of_case():
     """The generator really covers what the docstring claims (over the first 300 seeds)."""
     ops, layouts, matmul_dims, dtypes = set(), set(), set(), set()
+    mixed_dtype_ops = reused_nodes = 0
     for seed in range(300):
         graph = build(seed)
+        consumers = {}
         for c, _ in graph.values:
             ops.add(c.op)
             dtypes.add(c.dtype)
+            mixed_dtype_ops += len({p.dtype for p in c.parents}) > 1  # float32 meets float64
+            for p in set(map(id, c.parents)):
+                consumers[p] = consumers.get(p, 0) + 1
             if c.op == "leaf" and c.ndim >= 2:
                 flags = c.data.flags
                 layouts.add("C" if flags.c_contiguous else "F" if flags.f_contiguous else "other")
             if c.op == "matmul":
-                matmul_dims.update(p.ndim for p in c._parents)
+                matmul_dims.update(p.ndim for p in c.parents)
+        reused_nodes += sum(n > 1 for n in consumers.values())  # a value two ops use: its shares add up
     assert {"add", "sub", "mul", "div", "pow", "matmul", "sum", "mean", "tanh", "sigmoid", "relu", "exp",
             "log", "neg", "reshape", "transpose", "softmax", "log_softmax"} <= ops
     assert layouts == {"C", "F", "other"} and matmul_dims == {1, 2, 3, 4}
     assert dtypes == {np.dtype(np.float32), np.dtype(np.float64)}
+    assert mixed_dtype_ops >= 100 and reused_nodes >= 300

@@ -47,7 +47,9 @@
   /* ---- what every explorer builds with ---- */
   var SVG = "http://www.w3.org/2000/svg";
   var reduceMotion = window.matchMedia("(prefers-reduced-motion: reduce)");
-  var ICONS = { start: "M5 4h2.5v16H5zM19 4 9 12l10 8z", back: "M17 4 6 12l11 8z", next: "M7 4l11 8-11 8z",
+  /* Back and Next are chevrons (a step), Play a solid triangle: the two never look alike. */
+  var ICONS = { start: "M5 4h2.5v16H5zM19 4 9 12l10 8z", back: "M15.4 4 17 5.6 10.6 12l6.4 6.4-1.6 1.6-8-8z",
+                next: "M8.6 4 7 5.6l6.4 6.4L7 18.4 8.6 20l8-8z",
                 end: "M16.5 4H19v16h-2.5zM5 4l10 8-10 8z", play: "M8 4l12 8-12 8z", pause: "M6 4h4v16H6zM14 4h4v16h-4z" };
 
   function el(tag, attrs, children) {  /* "svg:circle" makes an SVG element */
@@ -139,10 +141,17 @@
       }, options.every || 1600);
       render();
     }
-    first.addEventListener("click", function () { go(0); });
-    back.addEventListener("click", function () { go(state.step - 1); });
-    next.addEventListener("click", function () { go(state.step + 1); });
-    last.addEventListener("click", function () { go(steps.length - 1); });
+    /* A button that cannot act (Next at the last step) is aria-disabled, not disabled: a disabled button
+       drops the keyboard's focus to the page's <body>, and the reader loses their place. */
+    function when(button, action) {
+      button.addEventListener("click", function () {
+        if (button.getAttribute("aria-disabled") !== "true") action();
+      });
+    }
+    when(first, function () { go(0); });
+    when(back, function () { go(state.step - 1); });
+    when(next, function () { go(state.step + 1); });
+    when(last, function () { go(steps.length - 1); });
     play.addEventListener("click", toggle);
     reduceMotion.addEventListener("change", function () { stop(); render(); });
     root.addEventListener("keydown", function (event) {
@@ -156,8 +165,9 @@
     function show() {
       var step = steps[state.step];
       counter.textContent = fill(t.step || "{n}/{total}", { n: step.n, total: step.total });
-      first.disabled = back.disabled = state.step === 0;
-      next.disabled = last.disabled = state.step === steps.length - 1;
+      var atStart = String(state.step === 0), atEnd = String(state.step === steps.length - 1);
+      [first, back].forEach(function (b) { if (b.getAttribute("aria-disabled") !== atStart) b.setAttribute("aria-disabled", atStart); });
+      [next, last].forEach(function (b) { if (b.getAttribute("aria-disabled") !== atEnd) b.setAttribute("aria-disabled", atEnd); });
       play.hidden = reduceMotion.matches;
       play.setAttribute("aria-pressed", String(state.playing));
       play.setAttribute("aria-label", state.playing ? t.pause : t.play);

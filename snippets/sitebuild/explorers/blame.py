@@ -63,7 +63,7 @@ def export() -> dict:
             entry["delta_all"] = numbers(zs[l - 1].grad, four)
         if 1 <= l < depth:
             sigmoid = acts[l]
-            local = sigmoid._backward(np.ones_like(sigmoid.data))[0]
+            local = sigmoid.local_backward(np.ones_like(sigmoid.data))[0]
             entry["message"] = numbers(sigmoid.grad, four)  # Wᵀδ from the layer above: dL/da
             entry["slope"] = numbers(local, four)  # σ′(z) = a (1 − a)
         layers.append(entry)
@@ -104,7 +104,7 @@ def export() -> dict:
                 {lang: f"δ⁽{sup_l}⁾ = p − y = {numbers(delta, four)[lang]}" for lang in LANGS}, d_slots)})
             continue
         sigmoid = acts[l]
-        local = sigmoid._backward(np.ones_like(sigmoid.data))[0]
+        local = sigmoid.local_backward(np.ones_like(sigmoid.data))[0]
         m_tex, m_slots = quantity("message", sigmoid.grad, four)
         s_tex, s_slots = quantity("slope", local, four)
         above = str(l + 1).translate(sup)

@@ -109,8 +109,8 @@ def _term(tensors, graph, child: int, parent: int) -> tuple[dict, np.ndarray]:
     k = node["parents"].index(parent)
     out_shape, parent_shape = tensor.data.shape, tensors[parent].data.shape
     downstream = np.asarray(node["grad"], dtype=float)
-    contribution = np.asarray(tensor._backward(np.asarray(node["grad"]))[k], dtype=float)
-    jac = _jacobian(tensor._backward, out_shape, k, parent_shape)
+    contribution = np.asarray(tensor.local_backward(np.asarray(node["grad"]))[k], dtype=float)
+    jac = _jacobian(tensor.local_backward, out_shape, k, parent_shape)
     m, n = jac.shape
     if m == n and np.array_equal(jac, np.diag(np.diag(jac))):
         local, combine = np.diag(jac).reshape(parent_shape), "×" if m == 1 else "⊙"
@@ -267,8 +267,8 @@ def check(data: dict) -> list[str]:
         total = None
         for i, term in enumerate(step["terms"]):
             child = by_id[term["child"]]
-            k = [id(p) for p in child._parents].index(id(node))
-            contribution = child._backward(child.grad)[k]
+            k = [id(p) for p in child.parents].index(id(node))
+            contribution = child.local_backward(child.grad)[k]
             source = NODES[term['child']][1]
             same(where + f" downstream from {source}", term["downstream"], child.grad)
             same(where + f" contribution from {source}", term["product"], contribution)

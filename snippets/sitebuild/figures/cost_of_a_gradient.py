@@ -1,18 +1,18 @@
-"""The cost of a gradient: the time one full gradient takes against the parameter count, by forward and
-central finite differences and by one backward pass, measured with culpa and extrapolated to 27 billion
-parameters (page 01).
+"""The cost of a gradient: the time one full gradient takes against the parameter count, by one-sided
+(forward) and central finite differences and by one backward pass, measured with culpa and extrapolated
+to 27 billion parameters (page 01).
 
-Measured by culpa.benchmark.fd_vs_backprop (MLPs of about 100 to 10,000 parameters, batch 32, float64),
-in a fresh single-threaded process each time the figure is regenerated; the machine is named in the
-page's caption (`@MACHINE@`, sitebuild/steps/figures.py), where a long CPU name wraps.
-The dashed lines extend the measurements with the cost model the page explains: finite differences run
-2N (central) or N + 1 (forward) forward passes, each costing a + bN seconds as fitted on the measured
-passes; backprop costs c + dN, fitted on its own measurements.
-What to notice: backprop's time barely moves while finite differences climb a little faster than the
-parameter count where culpa's fixed cost per operation still weighs, and with its square once the
-arithmetic dominates (the dashed extrapolation); at 27 billion parameters the gap is many orders of
-magnitude, and even a generous 1 ms per forward pass leaves central differences at about 20 months per
-gradient.
+Measured by culpa.benchmark.fd_vs_backprop (MLPs of about 100 to 10,000 parameters, batch 32, float64), in a
+fresh single-threaded process each time the figure is regenerated; the machine is named in the page's
+caption (`@MACHINE@`, sitebuild/steps/figures.py), where a long CPU name wraps. The dashed lines extend the
+measurements with the cost model the page explains: finite differences run 2N (central) or N + 1 (one-sided)
+forward passes, each costing a + bN seconds as fitted on the measured passes; backprop costs c + dN, fitted
+on its own measurements. What to notice: backprop's time climbs too, but from far lower and only in
+proportion to the parameter count (over the measured range its fixed cost per operation still weighs, so it
+grows more slowly than N), while finite differences climb a little faster than the parameter count where
+culpa's fixed cost per operation still weighs, and with its square once the arithmetic dominates (the dashed
+extrapolation); at 27 billion parameters the gap is many orders of magnitude, and even a generous 1 ms per
+forward pass leaves central differences at about 20 months per gradient.
 """
 
 import statistics
@@ -52,7 +52,7 @@ LABELS = {
         "x": "number of parameters N",
         "y": "time for one full gradient (s)",
         "central": "central differences (2N forward passes)",
-        "forward": "forward differences (N + 1)",
+        "forward": "one-sided differences (N + 1)",
         "backprop": "backprop (1 forward + 1 backward)",
         "measured": "measured",
         "target": "27 billion",
@@ -70,16 +70,19 @@ _N = {lang: {"low": style.number(COUNTS[0], ",d", lang), "high": style.number(CO
 ALT = {
     "pt": style.prose("""Gráfico log-log do tempo medido para calcular um gradiente completo contra o número
         de parâmetros, de cerca de {low} a {high}, com o culpa: as diferenças finitas progressivas e centradas
-        sobem um pouco mais rápido que o número de parâmetros, enquanto o backward pass quase não se move;
-        linhas tracejadas estendem as medidas até 27 bilhões de parâmetros e ficam mais íngremes, até subir
-        com o quadrado do número de parâmetros, e lá a distância entre elas é de muitas ordens de grandeza;
+        sobem um pouco mais rápido que o número de parâmetros; o backward pass começa muito mais baixo e
+        também sobe, mais devagar; linhas tracejadas estendem as medidas até 27 bilhões de
+        parâmetros: as das diferenças finitas ficam mais íngremes, até subir com o quadrado do número de
+        parâmetros, e a do backward sobe em proporção a ele, até a casa dos minutos, muitas ordens de
+        grandeza abaixo;
         uma estrela marca as diferenças centradas a 1 ms por forward pass, {months} meses. Repare que as
         diferenças finitas não escalam mal: não escalam.""").format(**_N["pt"]),
     "en": style.prose("""Log-log plot of the measured time to compute one full gradient against the number of
-        parameters, from about {low} to {high}, with culpa: forward and central finite differences climb a
-        little faster than the parameter count, while the backward pass barely moves; dashed lines extend the
-        measurements to 27 billion parameters and grow steeper, until they climb with the square of the
-        parameter count, and there the gap between them spans many orders of magnitude; a star marks central
+        parameters, from about {low} to {high}, with culpa: one-sided and central finite differences climb a
+        little faster than the parameter count; the backward pass starts far lower and climbs
+        too, more slowly; dashed lines extend the measurements to 27 billion parameters: the finite-difference
+        ones grow steeper, until they climb with the square of the parameter count, and the backward one
+        climbs in proportion to it, up to minutes, many orders of magnitude below; a star marks central
         differences at 1 ms per forward pass, {months} months. Notice that finite differences do not scale
         badly: they do not scale at all.""").format(**_N["en"]),
 }

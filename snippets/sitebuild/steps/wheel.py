@@ -1,12 +1,13 @@
 """culpa's wheel, built from this repository by every site build and served by the site; the install command.
 
-1. on_config (Wheel.build) writes `culpa-<version>-py3-none-any.whl` from pyproject.toml's [project] and the
-   modules of snippets/culpa/ with the standard library (zipfile; culpa is pure Python, so no build backend is
-   needed and a fresh venv builds the site), cached in .cache/wheel/<hash of those files>/: an unchanged
-   source writes nothing. The same source gives the same bytes.
+1. on_config (Wheel.build) writes `culpa-<version>+<content>-py3-none-any.whl` (wheel_version: a new name
+   whenever culpa's code changes, so that installing again replaces it) from pyproject.toml's [project] and
+   the modules of snippets/culpa/ with the standard library (zipfile; culpa is pure Python, so no build
+   backend is needed and a fresh venv builds the site), cached in .cache/wheel/<hash of those files>/: an
+   unchanged source writes nothing. The same source gives the same bytes.
 2. on_page_markdown (Wheel.fill_page) fills in the placeholders of the pages (code fences included):
-   `@CULPA_WHEEL_URL@` -> <site_url>culpa/culpa-<version>-py3-none-any.whl, the address the site serves
-   the wheel at (a local build shows the local URL, the Pages build its Pages URL), and
+   `@CULPA_WHEEL_URL@` -> <site_url>culpa/culpa-<version>+<content>-py3-none-any.whl, the address the
+   site serves the wheel at (a local build shows the local URL, the Pages build its Pages URL), and
    `@CULPA_REPOSITORY@` -> the repository to clone: $CULPA_REPOSITORY_URL, which the Pages workflow sets
    to github.server_url/github.repository (in any other GitHub Actions step,
    $GITHUB_SERVER_URL/$GITHUB_REPOSITORY), otherwise this clone's own folder (a local build can only
@@ -41,9 +42,19 @@ PLACEHOLDER_NAMES = ("CULPA_WHEEL_URL", "CULPA_REPOSITORY")  # written @NAME@
 TEXT_SUFFIXES = (".html", ".ipynb", ".json", ".xml", ".txt", ".js", ".md")
 
 
+def wheel_version(root: Path) -> str:
+    """pyproject's version with a local label made from the content of culpa's modules: 0.1.0+3f9a1c2b7d4e.
+
+    A reader who installed culpa from the site and runs the page's install command again after culpa
+    changed gets the new code: pip replaces an installed 0.1.0+<old> with 0.1.0+<new>, where a wheel that
+    kept the name 0.1.0 would be "already satisfied" and the old code kept without a word."""
+    project = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    return f"{project['version']}+{content_key(Project(root).culpa_sources())[:12]}"
+
+
 def wheel_name(root: Path) -> str:
     project = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))["project"]
-    return f"{project['name'].replace('-', '_')}-{project['version']}-py3-none-any.whl"
+    return f"{project['name'].replace('-', '_')}-{wheel_version(root)}-py3-none-any.whl"
 
 
 def source_files(root: Path) -> list[Path]:
@@ -67,7 +78,7 @@ def wheel_files(root: Path) -> dict[str, bytes]:
     (a fresh venv of Python 3.11 has a setuptools too old to build wheels, those of 3.12 and 3.13 none).
     """
     project = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))["project"]
-    name, version = project["name"].replace("-", "_"), project["version"]
+    name, version = project["name"].replace("-", "_"), wheel_version(root)
     info = f"{name}-{version}.dist-info"
     files = {
         f"culpa/{p.relative_to(root / 'snippets' / 'culpa').as_posix()}": p.read_bytes()
