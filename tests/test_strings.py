@@ -31,3 +31,16 @@ def test_the_pt_strings_are_not_left_in_english():
     same = [f"[{t}] {k}" for t in pt for k in pt[t]
             if pt[t][k] == en[t][k] and re.search("[a-z]{4}", pt[t][k])]
     assert not same, f"left untranslated: {same}"
+
+
+def test_each_run_button_name_starts_with_its_visible_word():
+    """WCAG 2.5.3 (axe's label-content-name-mismatch): a button's accessible name contains the word it
+    shows, so a voice user who says "click Reset" reaches it. run_blocks.py shows [run] run/stop/reset on
+    the buttons and names them with runN/stopN/resetN."""
+    for lang in LANGS:
+        s = strings.of(lang)["run"]
+        for shown, named in (("run", "runN"), ("stop", "stopN"), ("reset", "resetN")):
+            name = s[named].format(n=3)
+            assert s[shown].lower() in name.lower(), (
+                f"{lang}: the button shows {s[shown]!r} but is named {name!r}; put the shown word in the "
+                f"name ([run] {named} in snippets/sitebuild/strings/{lang}.toml)")
