@@ -6,9 +6,13 @@
 - the worked example ends at p − y, and the nudge at its default knob and ε = 1e-5 shows the central
   difference within 1e-6 of the exact slope and the forward difference visibly worse;
 - each page with explorers ships at most 60 KB of explorer JavaScript and data, gzip-compressed;
-- each explorer's root wraps its static figure, with the same strings (data-t-*) in both languages;
-- the build step adds each explorer's script to the pages that have one, and fails naming a page that asks
-  for an unknown explorer.
+- each explorer's root wraps its static figure, in both languages;
+- the build step writes each explorer's words (snippets/sitebuild/strings/, [explorer-NAME]) on its root in
+  the page's language and adds its script to the pages that have one, and fails naming a page that asks for an
+  unknown explorer;
+- the worked example numbers its backward steps 1 to 8 as page 03's figure does, the blame explorer draws each
+  edge with its weight's slope, and the nudge explorer computes float64 and float32 (a planted change in
+  either is caught).
 """
 
 from __future__ import annotations
@@ -46,13 +50,21 @@ PLANTS = {  # explorer -> (a planted change, what the failure must name)
                        "worked-example, step 14"),
     "nudge": (lambda d: d["knobs"][3]["cells"][14]["forward"].update(pt="0,1", en="0.1"),
               "nudge, knob step 4, ε step 15"),
+    "nudge-float32": (lambda d: d["knobs_float32"][6]["cells"][20]["central"].update(pt="0,1", en="0.1"),
+                      "nudge, float32, knob step 7, ε step 21"),
+    "blame-edge": (lambda d: d["edges"]["3"][0][2].update(
+        sign="neg" if d["edges"]["3"][0][2]["sign"] == "pos" else "pos"),
+                   "blame, step 6 (backward) edge W3[0,2]"),
+    "worked-example-order": (lambda d: d["nodes"][8].update(order="9"),
+                             "worked-example: the nodes are numbered"),
     "blame": (lambda d: d["weights"]["2"][1][3].update(pt="0,0500", en="0.0500"), "blame, step 7"),
 }
 
 
-@pytest.mark.parametrize("name", explorers.NAMES)
-def test_a_planted_change_is_caught_naming_the_explorer_and_step(data, name):
-    plant, where = PLANTS[name]
+@pytest.mark.parametrize("plant_name", list(PLANTS))
+def test_a_planted_change_is_caught_naming_the_explorer_and_step(data, plant_name):
+    name = next(n for n in explorers.NAMES if plant_name.startswith(n))
+    plant, where = PLANTS[plant_name]
     planted = copy.deepcopy(data[name])
     plant(planted)
     problems = explorers.module(name).check(planted)
@@ -96,6 +108,28 @@ def test_worked_example_ends_at_p_minus_y(data):
     assert data["worked-example"]["steps"][-1]["grad"] == explorers.numbers(page["z"].grad)
     twice = [s for s in data["worked-example"]["steps"] if s["phase"] == "backward" and len(s["terms"]) == 2]
     assert [s["node"] for s in twice] == [1], "e = exp(z), used twice, shows two contributions"
+    backward = [s for s in data["worked-example"]["steps"] if s["phase"] == "backward"]
+    assert [s["phase_n"] for s in backward] == [str(i) for i in range(1, 9)], "the figure's numbers 1 to 8"
+    order = {n["name"]: n["order"] for n in data["worked-example"]["nodes"]}
+    assert order["L"] == "1" and order["z"] == "8" and order["y"] is None, order
+
+
+def test_nudge_float32_bottoms_out_higher_and_at_a_larger_step(data):
+    """What the caption says of float32: the bottom of the U sits much higher, at a much larger ε."""
+    nudge = data["nudge"]
+    assert nudge["precisions"] == ["float64", "float32"]
+
+    def bottom(knobs):
+        knob = knobs[nudge["default_knob"]]
+        errors = [(abs(c["raw"][1] - knob["raw_exact"]), e) for e, c in enumerate(knob["cells"])
+                  if c["raw"][1] is not None]
+        return min(errors)
+
+    (low64, at64), (low32, at32) = bottom(nudge["knobs"]), bottom(nudge["knobs_float32"])
+    assert low32 > 1000 * low64, (low64, low32)
+    assert nudge["eps_raw"][at32] > 100 * nudge["eps_raw"][at64], (at64, at32)
+    vanished = [c for c in nudge["knobs_float32"][0]["cells"] if c["raw"][0] is None]
+    assert vanished and all(c["forward"] == {"pt": "—", "en": "—"} for c in vanished)
 
 
 def test_nudge_default_shows_central_close_and_forward_worse(data):
@@ -130,11 +164,11 @@ def test_each_page_ships_at_most_60_kb_of_explorer_code_and_data(data, hook):
         assert size <= BUDGET, f"{path.relative_to(ROOT)}: {size} bytes of explorers gzipped, over {BUDGET}"
 
 
-def test_each_root_wraps_its_figure_with_the_same_strings_in_both_languages():
+def test_each_root_wraps_its_figure_in_both_languages():
     for lang_path, _ in _pages_with_explorers():
         if lang_path.parent.name != "pt":
             continue
-        strings = {}
+        roots = {}
         for lang in LANGS:
             text = (ROOT / "docs" / lang / lang_path.name).read_text(encoding="utf-8")
             for found in ROOT_DIV.finditer(text):
@@ -143,12 +177,22 @@ def test_each_root_wraps_its_figure_with_the_same_strings_in_both_languages():
                 assert 0 <= figure < close and rest.find("</figure>") < close, (
                     f"docs/{lang}/{lang_path.name}: the {found.group(1)} explorer does not wrap a figure")
                 assert 'markdown="block"' in found.group(0), f"docs/{lang}/{lang_path.name}: markdown=block"
-            strings[lang] = [dict(re.findall(r'data-t-([\w-]+)="([^"]*)"', m.group(2)))
-                             for m in ROOT_DIV.finditer(text)]
-        assert [set(s) for s in strings["pt"]] == [set(s) for s in strings["en"]], lang_path.name
-        for pt, en in zip(strings["pt"], strings["en"], strict=True):
-            same = [k for k in pt if pt[k] == en[k] and re.search(r"[a-z]{4}", pt[k])]
-            assert len(same) <= 2, f"{lang_path.name}: strings left untranslated: {same}"
+            roots[lang] = [m.group(1) for m in ROOT_DIV.finditer(text)]
+        assert roots["pt"] == roots["en"], lang_path.name
+
+
+def test_the_hook_writes_the_explorers_words_in_the_pages_language(hook):
+    from sitebuild import strings
+
+    html = ('<html><head></head><body><div class="explorer" data-explorer="worked-example" data-compact>'
+            '</div></body></html>')
+    for lang in LANGS:
+        out = hook.load_scripts(html, _page("03-worked-example/", f"{lang}/03-worked-example.md"))
+        words = strings.of(lang)["explorer-worked-example"]
+        root = re.search(r'<div class="explorer"[^>]*>', out).group(0)
+        assert "data-compact" in root and 'data-t-step-backward="' in root, root[:200]
+        found = dict(re.findall(r'data-t-([\w-]+)="([^"]*)"', root))
+        assert len(found) == len(words) and found["step-backward"] == words["stepBackward"], found
 
 
 @pytest.fixture(scope="module")

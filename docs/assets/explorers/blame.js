@@ -1,5 +1,7 @@
 /* The blame explorer (page 04): forward stores each layer's activations, backward carries δ layer by layer
-   toward the input, and a picked weight shows its slope, δ × the input it multiplied.
+   toward the input, and a picked weight shows its slope, δ × the input it multiplied. Once backward has
+   reached a layer, every edge into it shows its weight's slope: its colour the sign, its width the size
+   (data.edges, written by the exporter as page 04's figure draws them).
 
    Every number comes from data/blame.json, computed by culpa at build time (snippets/sitebuild/explorers/blame.py)
    and written for both languages; this script lays the network out, reveals and announces. Every word
@@ -24,21 +26,26 @@
     });
     var bar = controls.bar;
 
-    /* the network: one column per layer, a circle per unit with its activation, its δ under it */
-    var W = 400, H = 340, R = 23, X0 = 36, DX = (W - 2 * X0) / depth;
+    /* the network: one column per layer, the input on the side data.sides.input says (left), a circle per unit
+       with its activation, its δ under it (rows far enough apart that a δ never touches the next circle) */
+    var W = 400, H = 400, R = 23, X0 = 36, DX = (W - 2 * X0) / depth;
+    var ux0 = function (l) { return X0 + DX * l; };
+    var ux = data.sides.input === "left" ? ux0 : function (l) { return ux0(depth - l); };
     var svg = el("svg:svg", { viewBox: "0 0 " + W + " " + H, class: "xp-net", role: "img", "aria-label": t.graph || "" });
-    var ux = function (l) { return X0 + DX * l; };
     var uy = function (l, i) { var n = layers[l].size; return 40 + (H - 70) * (i + 0.5) / n; };
     var wires = {};
     for (var l = 1; l <= depth; l++) {
       for (var i = 0; i < layers[l].size; i++) {
         for (var j = 0; j < layers[l - 1].size; j++) {
-          var wire = el("svg:line", { x1: ux(l - 1) + R, y1: uy(l - 1, j), x2: ux(l) - R, y2: uy(l, i), class: "xp-wire" });
+          var side = data.sides.input === "left" ? R : -R;
+          var wire = el("svg:line", { x1: ux(l - 1) + side, y1: uy(l - 1, j), x2: ux(l) - side, y2: uy(l, i), class: "xp-wire" });
           wires[l + "-" + i + "-" + j] = wire;
           svg.append(wire);
         }
       }
     }
+    var picked = el("svg:line", { class: "xp-wire-picked" });  /* the picked weight, drawn over its edge */
+    svg.append(picked);
     var units = layers.map(function (layer, l) {
       svg.append(el("svg:text", { x: ux(l), y: 16, "text-anchor": "middle", class: "xp-layer" }, [data.layer_names[l]]));
       var list = [];
@@ -67,10 +74,15 @@
     var pick = el("div", { class: "xp-pick" }, [el("label", { for: select.id }, [t.pick || ""]), select]);
     var slope = el("div", { class: "xp-slope" });
     var say = el("p", { class: "xp-say", "aria-live": "polite" });
-    var stage = el("div", { class: "xp-stage", tabindex: "0", role: "group", "aria-label": t.label || "" }, [svg]);
+    var swatch = function (sign) { return el("span", { class: "xp-swatch xp-swatch--" + sign, "aria-hidden": "true" }); };
+    var key = function (sign, word) { return el("span", { class: "xp-key" }, [swatch(sign), " ", word || ""]); };
+    var legend = el("p", { class: "xp-legend" }, [t.legend || "", " ", key("neg", t.legendNegative), " ",
+                                                  key("pos", t.legendPositive), "; ", t.legendWidth || ""]);
+    var stage = el("div", { class: "xp-stage", tabindex: "0", role: "group", "aria-label": t.label || "" }, [svg, legend]);
     var side = el("div", { class: "xp-rule" }, [rule, pick, slope]);
     var ui = el("div", { class: "xp-ui" }, [bar, el("div", { class: "xp-panel" }, [stage, side]), say]);
     if (fallback) { fallback.hidden = true; fallback.after(ui); } else root.prepend(ui);
+    X.caption(root, t, {});
     root.classList.add("xp-ready");
 
     function math(f, values, cls) { return X.formula(data, f, lang, values, cls); }
@@ -108,9 +120,14 @@
         });
       });
       Object.keys(wires).forEach(function (k) {
-        var parts = k.split("-").map(Number);
-        wires[k].classList.toggle("is-lit", step.phase === "forward" && step.layer === parts[0]);
-        wires[k].classList.toggle("is-picked", parts[0] === w[0] && parts[1] === w[1] && parts[2] === w[2]);
+        var parts = k.split("-").map(Number), wire = wires[k], look = data.edges[parts[0]][parts[1]][parts[2]];
+        var sloped = reached(parts[0]);
+        wire.classList.toggle("is-lit", step.phase === "forward" && step.layer === parts[0]);
+        ["neg", "pos", "zero"].forEach(function (sign) { wire.classList.toggle("is-" + sign, sloped && look.sign === sign); });
+        if (sloped) wire.style.strokeWidth = look.width; else wire.style.removeProperty("stroke-width");
+        if (parts[0] === w[0] && parts[1] === w[1] && parts[2] === w[2]) {
+          ["x1", "y1", "x2", "y2"].forEach(function (a) { picked.setAttribute(a, wire.getAttribute(a)); });
+        }
       });
       rule.replaceChildren();
       var title = el("p", { class: "xp-rule__title" });

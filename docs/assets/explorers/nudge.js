@@ -1,9 +1,10 @@
-/* The nudge explorer (page 08): move one knob and the step ε, and read the forward and central differences
-   against the exact slope of one backward pass.
+/* The nudge explorer (page 08): move one knob and the step ε, pick float64 or float32, and read the one-sided
+   and central differences against the exact slope of one backward pass.
 
    Every number, and every point of the two plots, comes from data/nudge.json, precomputed by culpa at build
    time on a grid (snippets/sitebuild/explorers/nudge.py) and written for both languages; this script only picks the
-   grid cell the sliders point at and shows it. Every word comes from the page (the root's data-t-*).
+   grid cell the sliders (and the precision) point at and shows it; a cell whose step vanished in the
+   precision is empty, and says so. Every word comes from the page (the root's data-t-*).
    One state object, one render(state). Starts when the explorer scrolls into view. */
 (function () {
   "use strict";
@@ -15,7 +16,8 @@
 
   function build(root, data) {
     var lang = language(root), t = strings(root), uid = NAME + "-" + Math.random().toString(36).slice(2, 8);
-    var state = { knob: data.default_knob, eps: data.default_eps, announce: false };
+    var state = { knob: data.default_knob, eps: data.default_eps, precision: data.precisions[0], announce: false };
+    function grid() { return state.precision === data.precisions[0] ? data.knobs : data["knobs_" + state.precision]; }
     var figure = root.querySelector("figure");
     var fallback = figure ? figure.querySelector("img, picture, p") : null;
 
@@ -27,6 +29,14 @@
     }
     var knob = slider("knob", fill(t.knob, { knob: data.knob_name }), data.knobs.length - 1, state.knob);
     var eps = slider("eps", t.eps || "ε", data.epsilons.length - 1, state.eps);
+    /* the precision: a button per precision the data holds, the chosen one pressed */
+    var choices = data.precisions.map(function (name) {
+      var b = el("button", { type: "button", class: "xp-button xp-choice", "aria-pressed": "false" }, [el("code", {}, [name])]);
+      b.addEventListener("click", function () { state.precision = name; state.announce = true; render(); });
+      return b;
+    });
+    var precision = el("div", { class: "xp-precision", role: "group", "aria-label": t.precision || "" },
+                       [el("span", { "aria-hidden": "true" }, [t.precision || ""])].concat(choices));
 
     var cells = {};
     function row(key, label, cls) {  /* a row's name, and what it computes (typeset at build time) */
@@ -72,14 +82,17 @@
                  el("svg:text", { x: f[2], y: f[1] - 3, "text-anchor": "end" }, [t.errorAxis || ""]));
 
     var say = el("p", { class: "xp-say", "aria-live": "polite" });
+    var note = el("p", { class: "xp-note", hidden: "" });
     var ui = el("div", { class: "xp-ui" }, [
-      el("div", { class: "xp-sliders" }, [knob.row, eps.row]), table,
+      el("div", { class: "xp-sliders" }, [knob.row, eps.row, precision]), table, note,
       el("div", { class: "xp-plots" }, [plotL, plotE]), say]);
     if (fallback) { fallback.hidden = true; fallback.after(ui); } else root.prepend(ui);
+    X.caption(root, t, { knob: data.knob_name });
     root.classList.add("xp-ready");
 
     function render() {
-      var k = data.knobs[state.knob], cell = k.cells[state.eps], e = data.epsilons[state.eps][lang];
+      var k = grid()[state.knob], cell = k.cells[state.eps], e = data.epsilons[state.eps][lang];
+      var empty = cell.secant === null;
       knob.input.value = String(state.knob);
       eps.input.value = String(state.eps);
       knob.out.textContent = "θ = " + k.theta[lang];
@@ -93,23 +106,32 @@
       cells.error_forward.textContent = cell.error_forward[lang];
       cells.error_central.textContent = cell.error_central[lang];
       dot.setAttribute("cx", k.point[0]); dot.setAttribute("cy", k.point[1]);
-      [[tangent, k.tangent], [secant, cell.secant]].forEach(function (pair) {
+      choices.forEach(function (b, i) { b.setAttribute("aria-pressed", String(data.precisions[i] === state.precision)); });
+      note.hidden = !empty;
+      note.textContent = empty ? fill(t.noStepNote, { precision: state.precision, eps: e }) : "";
+      secant.style.display = fwdDot.style.display = ctrDot.style.display = empty ? "none" : "";
+      [[tangent, k.tangent], [secant, cell.secant || k.tangent]].forEach(function (pair) {
         pair[0].setAttribute("x1", pair[1][0][0]); pair[0].setAttribute("y1", pair[1][0][1]);
         pair[0].setAttribute("x2", pair[1][1][0]); pair[0].setAttribute("y2", pair[1][1][1]);
       });
       fwdLine.setAttribute("points", points(k.curves.forward));
       ctrLine.setAttribute("points", points(k.curves.central));
-      fwdDot.setAttribute("cx", cell.at[0][0]); fwdDot.setAttribute("cy", cell.at[0][1]);
-      ctrDot.setAttribute("cx", cell.at[1][0]); ctrDot.setAttribute("cy", cell.at[1][1]);
-      cursor.setAttribute("x1", cell.at[0][0]); cursor.setAttribute("x2", cell.at[0][0]);
+      var where = data.eps_x[state.eps];
+      if (!empty) {
+        fwdDot.setAttribute("cx", cell.at[0][0]); fwdDot.setAttribute("cy", cell.at[0][1]);
+        ctrDot.setAttribute("cx", cell.at[1][0]); ctrDot.setAttribute("cy", cell.at[1][1]);
+      }
+      cursor.setAttribute("x1", where); cursor.setAttribute("x2", where);
       cursor.setAttribute("y1", f[1]); cursor.setAttribute("y2", f[3]);
       if (state.announce) {
-        say.textContent = fill(t.say, { theta: k.theta[lang], eps: e, loss: k.loss[lang], exact: k.exact[lang],
+        say.textContent = fill(empty ? t.sayEmpty : t.say, { precision: state.precision, theta: k.theta[lang], eps: e,
+          loss: k.loss[lang], exact: k.exact[lang],
           forward: cell.forward[lang], error_forward: cell.error_forward[lang],
           central: cell.central[lang], error_central: cell.error_central[lang] });
       }
       root.dataset.knob = String(state.knob + 1);
       root.dataset.eps = String(state.eps + 1);
+      root.dataset.precision = state.precision;
     }
     knob.input.addEventListener("input", function () { state.knob = Number(knob.input.value); state.announce = true; render(); });
     eps.input.addEventListener("input", function () { state.eps = Number(eps.input.value); state.announce = true; render(); });

@@ -103,7 +103,8 @@
      every options.every ms and never runs under prefers-reduced-motion. They move state.step (and set
      state.announce, state.playing) and call render(); render() calls controls.show() to bring the controls
      up to date. options.onStep() runs when a control moves the step, options.ownKeys(event) keeps a key for
-     the element it happened in (a list's own arrow keys). */
+     the element it happened in (a list's own arrow keys), options.counter(step) writes the counter (else
+     t.step with the step's n and total). */
   function stepper(root, t, steps, state, render, options) {
     options = options || {};
     var timer = null;
@@ -164,7 +165,8 @@
 
     function show() {
       var step = steps[state.step];
-      counter.textContent = fill(t.step || "{n}/{total}", { n: step.n, total: step.total });
+      counter.textContent = options.counter ? options.counter(step)
+        : fill(t.step || "{n}/{total}", { n: step.n, total: step.total });
       var atStart = String(state.step === 0), atEnd = String(state.step === steps.length - 1);
       [first, back].forEach(function (b) { if (b.getAttribute("aria-disabled") !== atStart) b.setAttribute("aria-disabled", atStart); });
       [next, last].forEach(function (b) { if (b.getAttribute("aria-disabled") !== atEnd) b.setAttribute("aria-disabled", atEnd); });
@@ -178,6 +180,17 @@
     return { bar: bar, show: show };
   }
 
+  /* The explorer's own caption (t.caption, its {slots} filled from values: numbers from the data). The figure
+     keeps one <figcaption>: the static figure's words go in a span that shows in print (with the static
+     figure), the explorer's in a span that shows on screen (explorers.css). */
+  function caption(root, t, values) {
+    var box = root.querySelector("figure > figcaption");
+    if (!box || !t.caption || box.querySelector(".xp-caption-live")) return;
+    var still = el("span", { class: "xp-caption-static" });
+    still.append.apply(still, Array.prototype.slice.call(box.childNodes));
+    box.replaceChildren(still, el("span", { class: "xp-caption-live" }, [fill(t.caption, values || {})]));
+  }
+
   window.culpaExplorers = { start: start, el: el, fill: fill, language: language, strings: strings,
-                            stepper: stepper, formula: formula };
+                            stepper: stepper, formula: formula, caption: caption };
 })();

@@ -18,22 +18,32 @@
     var figure = root.querySelector("figure");
     var fallback = figure ? figure.querySelector("img, picture, p") : null;
 
-    var controls = X.stepper(root, t, steps, state, render, { every: 1600 });
+    /* the counter counts each phase on its own: forward node n of 9, backward step n of 8 (the figure's numbers) */
+    function counter(step) {
+      return fill(step.phase === "forward" ? t.stepForward : t.stepBackward, { n: step.phase_n, total: step.phase_total });
+    }
+    var controls = X.stepper(root, t, steps, state, render, { every: 1600, counter: counter });
     var bar = controls.bar;
 
-    /* the graph: a column of nodes, z at the top; each node's value, then its gradient, beside it */
-    var ROW = 46, W = 300, BOX_L = 26, BOX_R = 118, TEXT_X = 128, TOP = 40;
+    /* the graph: a column of nodes, z at the top, as page 03's figure draws it: each node's value on the side
+       data.sides.value says (left), its gradient on the side data.sides.grad says (right), after the number of
+       the backward step that visits it (data: node.order, 1 at L to 8 at z) */
+    var ROW = 44, W = 400, BOX_L = 140, BOX_R = 202, LEFT_X = 124, BADGE_X = 216, RIGHT_X = 230, TOP = 30;
+    var at = { left: LEFT_X, right: RIGHT_X }, anchor = { left: "end", right: "start" };
     var svg = el("svg:svg", { viewBox: "0 0 " + W + " " + (TOP + ROW * nodes.length), class: "xp-graph",
                               role: "img", "aria-label": t.graph || "" });
-    svg.append(el("svg:text", { x: TEXT_X, y: 13, class: "xp-head" }, [t.forwardHead || ""]));
-    svg.append(el("svg:text", { x: TEXT_X, y: 29, class: "xp-head xp-head--back" }, [t.backwardHead || ""]));
-    var cy = function (id) { return TOP + ROW * id + ROW / 2 - 4; };
+    svg.append(el("svg:text", { x: at[data.sides.value], y: 16, "text-anchor": anchor[data.sides.value],
+                                class: "xp-head" }, [t.forwardHead || ""]));
+    svg.append(el("svg:text", { x: data.sides.grad === "right" ? BADGE_X - 10 : LEFT_X, y: 16,
+                                "text-anchor": anchor[data.sides.grad], class: "xp-head xp-head--back" },
+                  [t.backwardHead || ""]));
+    var cy = function (id) { return TOP + ROW * id + ROW / 2; };
     var edges = {};
     nodes.forEach(function (node) {
       node.parents.forEach(function (parent) {
         var mid = (BOX_L + BOX_R) / 2, d;
         if (node.id - parent === 1) d = "M" + mid + " " + (cy(parent) + 14) + " L" + mid + " " + (cy(node.id) - 16);
-        else d = "M" + BOX_L + " " + cy(parent) + " C" + (BOX_L - 24) + " " + cy(parent) + " " + (BOX_L - 24) +
+        else d = "M" + BOX_L + " " + cy(parent) + " C" + (BOX_L - 12) + " " + cy(parent) + " " + (BOX_L - 12) +
                  " " + cy(node.id) + " " + (BOX_L - 3) + " " + cy(node.id);
         var path = el("svg:path", { d: d, class: "xp-edge", "marker-end": "url(#xp-arrow-" + NAME + ")" });
         edges[parent + "-" + node.id] = path;
@@ -48,10 +58,19 @@
       var box = el("svg:rect", { x: BOX_L, y: y - 14, width: BOX_R - BOX_L, height: 28, rx: 6,
                                  class: "xp-node" + (node.constant ? " xp-node--constant" : "") });
       var label = el("svg:text", { x: (BOX_L + BOX_R) / 2, y: y + 5, "text-anchor": "middle", class: "xp-name" }, [node.name]);
-      var value = el("svg:text", { x: TEXT_X, y: y - 2, class: "xp-value", "data-num": "value" });
-      var grad = el("svg:text", { x: TEXT_X, y: y + 15, class: "xp-grad", "data-num": "grad" });
+      var value = el("svg:text", { x: at[data.sides.value], y: y + 5, "text-anchor": anchor[data.sides.value],
+                                   class: "xp-value", "data-num": "value" });
+      var grad = el("svg:text", { x: at[data.sides.grad], y: y + 5, "text-anchor": anchor[data.sides.grad],
+                                  class: "xp-grad", "data-num": "grad" });
       svg.append(box, label, value, grad);
-      return { box: box, value: value, grad: grad };
+      var badge = null;
+      if (node.order !== null) {
+        badge = el("svg:g", { class: "xp-badge" }, [
+          el("svg:circle", { cx: BADGE_X, cy: y, r: 10 }),
+          el("svg:text", { x: BADGE_X, y: y + 4.5, "text-anchor": "middle" }, [node.order])]);
+        svg.append(badge);
+      }
+      return { box: box, value: value, grad: grad, badge: badge };
     });
 
     /* the rule of the step, and culpa's code */
@@ -62,6 +81,7 @@
     var panel = el("div", { class: "xp-panel" }, [stage, rule]);
     var ui = el("div", { class: "xp-ui" + (compact ? " xp-ui--compact" : "") }, [bar, panel, say]);
     if (fallback) { fallback.hidden = true; fallback.after(ui); } else root.prepend(ui);
+    if (!compact) X.caption(root, t, data.caption);  /* the home page's preview keeps its own caption */
     root.classList.add("xp-ready");
 
     function math(f, cls) { return X.formula(data, f, lang, null, cls); }
@@ -71,7 +91,7 @@
       var code = el("pre", { class: "xp-code", "aria-label": fill(t.code || "{section}", { section: tm.code.section }) });
       var inner = el("code");
       tm.code.lines.forEach(function (line, i) {
-        var row = el(tm.code.highlight.indexOf(i) >= 0 ? "mark" : "span", { class: "xp-line" }, [line + "\n"]);
+        var row = el(tm.code.highlight.indexOf(i) >= 0 ? "mark" : "span", { class: "xp-line" }, [line || " "]);
         inner.append(row);
       });
       code.append(inner);
@@ -80,8 +100,8 @@
     }
 
     function announcement(step) {
-      var node = nodes[step.node], n = { n: step.n, total: step.total };
-      var where = fill(t.step || "{n}/{total}", n) + ". ";
+      var node = nodes[step.node];
+      var where = counter(step) + ". ";
       if (step.phase === "forward") return where + fill(t.sayForward, { formula: node.formula, value: step.value[lang] });
       if (step.seed) return where + fill(t.saySeed, { grad: step.grad[lang] });
       var terms = step.terms.map(function (tm) {
@@ -101,6 +121,10 @@
         row.value.textContent = forwardDone ? nodes[id].value[lang] : "";
         row.grad.textContent = gradDone && state.step >= backIndex ? nodes[id].grad[lang] : "";
         row.box.classList.toggle("is-current", id === step.node);
+        if (row.badge) {
+          row.badge.classList.toggle("is-reached", gradDone && state.step >= backIndex);
+          row.badge.classList.toggle("is-current", step.phase === "backward" && id === step.node);
+        }
         row.box.classList.toggle("is-source", step.phase === "backward" && (step.terms || []).some(function (tm) { return tm.child === id; }));
       });
       Object.keys(edges).forEach(function (k) {

@@ -6,6 +6,12 @@ its example x and class c) through culpa, one layer at a time as the page's figu
 pass. Every number is culpa's: the activations a⁽ˡ⁾ are the forward values, δ⁽ˡ⁾ is the gradient culpa
 leaves on z⁽ˡ⁾, the message Wᵀδ is the gradient it leaves on a⁽ˡ⁾, σ′(z⁽ˡ⁾) is the sigmoid op's local
 derivative (its backward closure applied to ones), and a weight's slope is culpa's weight.grad.
+
+Each edge shows its weight's slope as page 04's figure draws it: the colour of its sign ("sign", "neg" or
+"pos"; "zero" for an exact 0) and a width that grows with its size ("width", in the drawing's units,
+0.6 + 5.4 × |slope| / the largest |slope|: the figure's 0.3 + 6 ×, a little wider at the thin end so that the
+faintest edge still shows its colour on a phone), both written here so that the script computes nothing.
+"sides" says where the drawing puts the input and the output.
 """
 
 from __future__ import annotations
@@ -21,6 +27,12 @@ KNOB = (2, 1, 3)  # the weight the page checks by hand: layer 2, row 1, column 3
 
 def four(value):
     return text(value, ".4f")
+
+
+def _look(slope: float, biggest: float) -> dict:
+    """How an edge draws its weight's slope: the sign's colour and a width for its size (page 04's figure)."""
+    sign = "zero" if slope == 0 else "neg" if slope < 0 else "pos"
+    return {"sign": sign, "width": round(0.6 + 5.4 * abs(float(slope)) / biggest, 2)}
 
 
 def _run():
@@ -68,9 +80,13 @@ def export() -> dict:
             entry["slope"] = numbers(local, four)  # σ′(z) = a (1 − a)
         layers.append(entry)
     weights = {}
+    biggest = max(float(np.max(np.abs(layer.weight.grad))) for layer in net.layers)
+    looks = {}
     for l, layer in enumerate(net.layers, start=1):
         grad = layer.weight.grad
         weights[str(l)] = [[four(grad[i, j]) for j in range(grad.shape[1])] for i in range(grad.shape[0])]
+        looks[str(l)] = [[_look(grad[i, j], biggest) for j in range(grad.shape[1])]
+                         for i in range(grad.shape[0])]
     sup = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
     layer_names = ["x"] + [f"a⁽{str(l).translate(sup)}⁾" for l in range(1, depth)] + ["p"]
     tex_names = ["x"] + [f"a^{{({l})}}" for l in range(1, depth)] + ["p"]
@@ -137,6 +153,8 @@ def export() -> dict:
         "sizes": page["sizes"],
         "layers": layers,
         "weights": weights,
+        "edges": looks,
+        "sides": {"input": "left", "output": "right"},
         "knob": list(KNOB),
         "steps": steps,
     }
@@ -181,7 +199,13 @@ def check(data: dict) -> list[str]:
                 same(where + f" formula, Wᵀδ into layer {l}", slotted(step["math"], "message"), message)
                 same(where + f" formula, σ′(z{l})", slotted(step["math"], "slope"),
                      numbers(a[l] * (1 - a[l]), four))
+            biggest = max(float(np.max(np.abs(g))) for g in grad_W.values())
             for i, row in enumerate(data["weights"][str(l)]):
                 for j, shown in enumerate(row):
                     same(where + f" ∂L/∂W{l}[{i},{j}]", shown, four(grad_W[l][i, j]))
+                    look = data["edges"][str(l)][i][j]
+                    want = _look(grad_W[l][i, j], biggest)
+                    if look["sign"] != want["sign"] or abs(look["width"] - want["width"]) > 0.02:
+                        problems.append(f"blame, {where} edge W{l}[{i},{j}]: drawn {look}, "
+                                        f"its slope is {want}")
     return problems

@@ -1,12 +1,16 @@
-"""The nudge explorer (page 08, "Choosing ε"): move one knob, pick a step ε, and watch the two estimates.
+"""The nudge explorer (page 08, "Choosing ε"): move one knob, pick a step ε and a precision, and watch the
+two estimates.
 
 The knob is the one page 01 nudges by hand: weight [1, 0] of the first layer of page 01's 2-4-2 tanh MLP
 (the "model" and "nudge" sections of snippets/lessons/a_billion_knobs.py, run as the page runs them, with
-its own loss_fn). For every knob position of a grid around the lesson's value, and every ε of a logarithmic
-grid from 1e-12 to 1, this precomputes with culpa: the loss L, the forward difference
-(L(θ+ε) − L(θ))/ε, the central difference (L(θ+ε) − L(θ−ε))/2ε, the exact slope from one backward pass,
-and the error of each estimate. Everything is written for pt and en, and the two small plots (L against
-the knob, the error against ε) are laid out here too, in the plots' own units: the script only reveals.
+its own loss). For each precision (float64, the page's model as it is, and float32, a copy of the same model
+with every parameter and input rounded to float32), every knob position of a grid around the lesson's value,
+and every ε of a logarithmic grid from 1e-12 to 1, this precomputes with culpa: the loss L, the one-sided
+(progressive) difference and the central difference, both by culpa.check.finite_difference (which divides by
+the step the precision really took, and refuses a step that vanishes in it: those cells are empty), the exact
+slope from one backward pass, and the error of each estimate against it. Everything is written for pt and
+en, and the two small plots (L against the knob, the error against ε) are laid out here too, in the plots'
+own units: the script only reveals. "sides" says where the error plot puts small and large ε.
 """
 
 from __future__ import annotations
@@ -23,45 +27,87 @@ INPUTS = ["snippets/lessons/a_billion_knobs.py"]
 OFFSETS = np.round(np.linspace(-1.5, 1.5, 13), 10)  # knob positions around the lesson's value
 EPS_EXPONENTS = np.arange(-24, 1) / 2  # ε = 10^-12, 10^-11.5, ..., 1
 DEFAULT_KNOB, DEFAULT_EPS = 6, int(np.flatnonzero(EPS_EXPONENTS == -5)[0])  # the lesson's value, ε = 1e-5
+PRECISIONS = ("float64", "float32")  # the first is where the explorer starts
 CURVE = np.linspace(-2.6, 2.6, 105)  # where L is drawn (wide enough for θ ± 1 at the grid's ends)
 FLOOR = 1e-17  # an error that is exactly 0 is drawn here on the log axis
 PLOT_L = {"width": 320, "height": 180, "pad": 14}
 PLOT_E = {"width": 320, "height": 180, "pad": 14, "low": -17, "high": 1}
+NONE = {"pt": "—", "en": "—"}  # a cell whose step vanished in the precision: nothing to show
 
 
 def _page():
     return lessons.run("a_billion_knobs.py", "model", "nudge")
 
 
-def _measure(page, theta: float) -> tuple[float, float]:
-    """L and the exact slope ∂L/∂θ (one backward pass) with the knob at theta; the knob is put back."""
-    knob, loss_fn, run_model = page["knob"], page["loss_fn"], page["run_model"]
-    old = knob.data[1, 0]
-    knob.data[1, 0] = theta
-    try:
-        value = loss_fn()
-        for p in page["params"]:
-            p.zero_grad()
-        run_model().backward()
-        exact = float(knob.grad[1, 0])
-    finally:
-        knob.data[1, 0] = old
-    return value, exact
+class Knob:
+    """Page 01's model in one precision, and the knob W⁽¹⁾[1, 0] in it: the loss, the exact slope and the
+    two estimates with the knob at any θ (the knob is put back every time)."""
 
+    def __init__(self, page, precision: str):
+        import culpa
 
-def _loss_at(page, theta: float) -> float:
-    knob, old = page["knob"], page["knob"].data[1, 0]
-    knob.data[1, 0] = theta
-    try:
-        return page["loss_fn"]()
-    finally:
-        knob.data[1, 0] = old
+        self.dtype = np.dtype(precision)
+        model = page["model"]
+        if self.dtype == np.float64:
+            self.model, self.X = model, page["X"]
+        else:  # the same model, every parameter and input rounded to this precision
+            self.model = culpa.nn.MLP(model.sizes, activation=model.activation, dtype=self.dtype.type)
+            for mine, theirs in zip(self.model.parameters(), model.parameters(), strict=True):
+                mine.data[...] = theirs.data
+            self.X = np.asarray(page["X"], dtype=self.dtype)
+        self.labels = page["labels"]
+        self.weight = self.model.layers[0].weight
 
+    def loss(self):
+        import culpa
 
-def _estimates(page, theta: float, eps: float) -> tuple[float, float, float, float]:
-    """Forward and central differences of the lesson's loss at theta, and L(θ+ε), L(θ−ε)."""
-    base, up, down = _loss_at(page, theta), _loss_at(page, theta + eps), _loss_at(page, theta - eps)
-    return (up - base) / eps, (up - down) / (2 * eps), up, down
+        return culpa.cross_entropy(self.model(self.X), self.labels)
+
+    def _at(self, theta):
+        old = self.weight.data[1, 0]
+        self.weight.data[1, 0] = theta
+        return old
+
+    def measure(self, theta: float) -> tuple[float, float]:
+        """L and the exact slope ∂L/∂θ (one backward pass) with the knob at theta."""
+        old = self._at(theta)
+        try:
+            for p in self.model.parameters():
+                p.zero_grad()
+            loss = self.loss()
+            loss.backward()
+            return float(loss.item()), float(self.weight.grad[1, 0])
+        finally:
+            self.weight.data[1, 0] = old
+
+    def value(self, theta: float) -> float:
+        import culpa
+
+        old = self._at(theta)
+        try:
+            with culpa.no_grad():
+                return float(self.loss().item())
+        finally:
+            self.weight.data[1, 0] = old
+
+    def estimate(self, theta: float, eps: float, method: str) -> float | None:
+        """culpa.check.finite_difference of the loss in θ alone; None where the step vanishes in this
+        precision."""
+        import culpa
+
+        def loss_of(t):
+            self.weight.data[1, 0] = t.data[0]
+            return self.loss()
+
+        old = self.weight.data[1, 0]
+        start = culpa.Tensor(np.array([theta], dtype=self.dtype))
+        try:
+            (slope,) = culpa.check.finite_difference(loss_of, [start], eps=eps, method=method)
+        except ValueError:
+            return None
+        finally:
+            self.weight.data[1, 0] = old
+        return float(slope[0])
 
 
 def export() -> dict:
@@ -69,7 +115,8 @@ def export() -> dict:
     theta0 = float(page["knob"].data[1, 0])
     thetas = theta0 + OFFSETS
     curve_x = theta0 + CURVE
-    curve_y = [_loss_at(page, t) for t in curve_x]
+    exact64 = Knob(page, "float64")
+    curve_y = [exact64.value(t) for t in curve_x]
     low, high = min(curve_y), max(curve_y)
     span = high - low
 
@@ -79,37 +126,48 @@ def export() -> dict:
         y = h - pad - (value - low) / span * (h - 2 * pad)
         return [round(float(x), 1), round(float(np.clip(y, -40, h + 40)), 1)]
 
-    def xy_e(exponent, error):  # the error plot: log ε across, log error up
+    def xy_e(exponent, error):  # the error plot: log ε across (small ε on the left), log error up
         w, h, pad, lo, hi = (PLOT_E[k] for k in ("width", "height", "pad", "low", "high"))
         x = pad + (exponent - EPS_EXPONENTS[0]) / (EPS_EXPONENTS[-1] - EPS_EXPONENTS[0]) * (w - 2 * pad)
         level = math.log10(max(error, FLOOR))
         y = h - pad - (min(max(level, lo), hi) - lo) / (hi - lo) * (h - 2 * pad)
         return [round(float(x), 1), round(float(y), 1)]
 
-    knobs = []
-    for theta in thetas:
-        value, exact = _measure(page, float(theta))
-        cells = []
-        for exponent in EPS_EXPONENTS:
-            eps = 10.0**exponent
-            forward, central, up, down = _estimates(page, float(theta), eps)
-            err_f, err_c = abs(forward - exact), abs(central - exact)
-            cells.append({
-                "forward": text(forward, ".10f"), "central": text(central, ".10f"),
-                "error_forward": power(err_f), "error_central": power(err_c),
-                "raw": [forward, central],  # for the tests' tolerance checks; never shown
-                "secant": [xy_l(theta - eps, down), xy_l(theta + eps, up)],
-                "at": [xy_e(exponent, err_f), xy_e(exponent, err_c)],
+    grids = {}
+    for precision in PRECISIONS:
+        model = exact64 if precision == "float64" else Knob(page, precision)
+        knobs = []
+        for theta in thetas:
+            value, exact = model.measure(float(theta))
+            cells = []
+            for exponent in EPS_EXPONENTS:
+                eps = 10.0**exponent
+                forward = model.estimate(float(theta), eps, "forward")
+                central = model.estimate(float(theta), eps, "central")
+                if forward is None or central is None:
+                    cells.append({"forward": NONE, "central": NONE, "error_forward": NONE,
+                                  "error_central": NONE, "raw": [None, None], "secant": None,
+                                  "at": [None, None]})
+                    continue
+                err_f, err_c = abs(forward - exact), abs(central - exact)
+                cells.append({
+                    "forward": text(forward, ".10f"), "central": text(central, ".10f"),
+                    "error_forward": power(err_f), "error_central": power(err_c),
+                    "raw": [forward, central],  # for the tests' tolerance checks; never shown
+                    "secant": [xy_l(theta - eps, model.value(float(theta) - eps)),
+                               xy_l(theta + eps, model.value(float(theta) + eps))],
+                    "at": [xy_e(exponent, err_f), xy_e(exponent, err_c)],
+                })
+            tangent = [xy_l(theta - 0.8, value - 0.8 * exact), xy_l(theta + 0.8, value + 0.8 * exact)]
+            knobs.append({
+                "theta": text(theta, ".3f"), "loss": text(value, ".6f"), "exact": text(exact, ".10f"),
+                "raw_exact": exact, "point": xy_l(theta, value), "tangent": tangent, "cells": cells,
+                "curves": {
+                    "forward": [c["at"][0] for c in cells if c["at"][0] is not None],
+                    "central": [c["at"][1] for c in cells if c["at"][1] is not None],
+                },
             })
-        tangent = [xy_l(theta - 0.8, value - 0.8 * exact), xy_l(theta + 0.8, value + 0.8 * exact)]
-        knobs.append({
-            "theta": text(theta, ".3f"), "loss": text(value, ".6f"), "exact": text(exact, ".10f"),
-            "raw_exact": exact, "point": xy_l(theta, value), "tangent": tangent, "cells": cells,
-            "curves": {
-                "forward": [c["at"][0] for c in cells],
-                "central": [c["at"][1] for c in cells],
-            },
-        })
+        grids[precision] = knobs
     w, h, pad = PLOT_E["width"], PLOT_E["height"], PLOT_E["pad"]
     return {
         "explorer": "nudge",
@@ -117,9 +175,13 @@ def export() -> dict:
         "epsilons": [power(10.0**e) for e in EPS_EXPONENTS],
         "eps_raw": [float(10.0**e) for e in EPS_EXPONENTS],
         "default_knob": DEFAULT_KNOB, "default_eps": DEFAULT_EPS,
-        "knobs": knobs,
+        "precisions": list(PRECISIONS),
+        "knobs": grids["float64"],
+        "knobs_float32": grids["float32"],
+        "sides": {"small ε": "left", "large ε": "right"},
         "curve": [xy_l(t, v) for t, v in zip(curve_x, curve_y, strict=True)],
         "plot_l": PLOT_L, "plot_e": PLOT_E,
+        "eps_x": [xy_e(e, 1.0)[0] for e in EPS_EXPONENTS],  # where each ε sits across the error plot
         "ticks_e": [{"at": xy_e(e, 10.0**-17)[0], "label": power(10.0**e)} for e in (-12, -8, -4, 0)],
         "levels_e": [{"at": xy_e(-12, 10.0**level)[1], "label": power(10.0**level)}
                      for level in (-16, -12, -8, -4, 0)],
@@ -136,9 +198,14 @@ def export() -> dict:
     }
 
 
+def grid(data: dict, precision: str) -> list:
+    """The knobs of one precision in the exported data."""
+    return data["knobs"] if precision == PRECISIONS[0] else data[f"knobs_{precision}"]
+
+
 def check(data: dict) -> list[str]:
-    """The exported grid against the lesson's loss and culpa's backward, recomputed at a few places (every
-    knob position at the default ε, every ε at the default knob); one line per problem."""
+    """The exported grids against the lesson's model and culpa, recomputed at a few places in each precision
+    (every knob position at the default ε, every ε at the default knob); one line per problem."""
     page = _page()
     problems = []
     theta0 = float(page["knob"].data[1, 0])
@@ -147,19 +214,29 @@ def check(data: dict) -> list[str]:
         if shown != expected:
             problems.append(f"nudge, {where}: shows {shown}, culpa computes {expected}")
 
+    if data["precisions"] != list(PRECISIONS):
+        problems.append(f"nudge: precisions {data['precisions']}, the exporter computes {list(PRECISIONS)}")
     places = {(k, data["default_eps"]) for k in range(len(OFFSETS))}
     places |= {(data["default_knob"], e) for e in range(len(EPS_EXPONENTS))}
-    for k, e in sorted(places):
-        theta, eps = theta0 + OFFSETS[k], 10.0 ** EPS_EXPONENTS[e]
-        knob = data["knobs"][k]
-        value, exact = _measure(page, float(theta))
-        forward, central, _, _ = _estimates(page, float(theta), eps)
-        where = f"knob step {k + 1}, ε step {e + 1}"
-        same(where + " loss", knob["loss"], text(value, ".6f"))
-        same(where + " exact slope", knob["exact"], text(exact, ".10f"))
-        cell = knob["cells"][e]
-        same(where + " forward difference", cell["forward"], text(forward, ".10f"))
-        same(where + " central difference", cell["central"], text(central, ".10f"))
-        same(where + " forward error", cell["error_forward"], power(abs(forward - exact)))
-        same(where + " central error", cell["error_central"], power(abs(central - exact)))
+    for precision in PRECISIONS:
+        model = Knob(page, precision)
+        prefix = "" if precision == PRECISIONS[0] else f"{precision}, "
+        for k, e in sorted(places):
+            theta, eps = theta0 + OFFSETS[k], 10.0 ** EPS_EXPONENTS[e]
+            knob = grid(data, precision)[k]
+            value, exact = model.measure(float(theta))
+            forward = model.estimate(float(theta), eps, "forward")
+            central = model.estimate(float(theta), eps, "central")
+            where = f"{prefix}knob step {k + 1}, ε step {e + 1}"
+            same(where + " loss", knob["loss"], text(value, ".6f"))
+            same(where + " exact slope", knob["exact"], text(exact, ".10f"))
+            cell = knob["cells"][e]
+            if forward is None or central is None:
+                same(where + " forward difference", cell["forward"], NONE)
+                same(where + " central difference", cell["central"], NONE)
+                continue
+            same(where + " forward difference", cell["forward"], text(forward, ".10f"))
+            same(where + " central difference", cell["central"], text(central, ".10f"))
+            same(where + " forward error", cell["error_forward"], power(abs(forward - exact)))
+            same(where + " central error", cell["error_central"], power(abs(central - exact)))
     return problems

@@ -9,7 +9,10 @@ applied to the real downstream gradient, as backward runs it. Each rule names th
 line that holds its local derivative.
 
 Steps: forward, one node at a time in culpa's topological order (each value appears), then backward in
-culpa's own backward order, from ∂L/∂L = 1 to the logits, where the gradient is p − y.
+culpa's own backward order, from ∂L/∂L = 1 to the logits, where the gradient is p − y. Each phase counts its
+own steps ("phase_n" of "phase_total"): the backward steps are numbered 1 to 8 as page 03's figure numbers
+them, and each node carries its backward step's number ("order"). "sides" says where the graph puts a node's
+value and its gradient (the figure's sides), and "caption" the numbers the explorer's caption names.
 """
 
 from __future__ import annotations
@@ -205,6 +208,12 @@ def export() -> dict:
     total = len(steps)
     for i, step in enumerate(steps, start=1):
         step["n"], step["total"] = str(i), str(total)
+    for phase in ("forward", "backward"):
+        mine = [step for step in steps if step["phase"] == phase]
+        for i, step in enumerate(mine, start=1):
+            step["phase_n"], step["phase_total"] = str(i), str(len(mine))
+    order = {node_id: i for i, node_id in enumerate(graph["backward_order"], start=1)}
+    twice = [step["phase_n"] for step in steps if step["phase"] == "backward" and len(step["terms"]) > 1]
     p_minus_y = np.asarray(page["p"].data) - page["y"]
     result, result_slots = quantity("result", p_minus_y)
     result_say = {lang: f"p − y = {numbers(p_minus_y)[lang]}" for lang in ("pt", "en")}
@@ -214,7 +223,10 @@ def export() -> dict:
                    "formula": FORMULAS[NODES[n["id"]][1]],
                    "parents": n["parents"], "constant": not n["requires_grad"],
                    "value": numbers(n["value"]),
-                   "grad": None if n["grad"] is None else numbers(n["grad"])} for n in nodes],
+                   "grad": None if n["grad"] is None else numbers(n["grad"]),
+                   "order": str(order[n["id"]]) if n["id"] in order else None} for n in nodes],
+        "sides": {"value": "left", "grad": "right"},
+        "caption": {"count": str(len(order)), "twice": ", ".join(twice)},
         "backward_order": graph["backward_order"],
         "steps": steps,
         "p_minus_y": numbers(p_minus_y),
@@ -285,6 +297,10 @@ def check(data: dict) -> list[str]:
         if total is not None:
             same(where + " sum of contributions", step["grad"], total)
     order = [s["node"] for s in data["steps"] if s["phase"] == "backward"]
+    numbered = {n["id"]: int(n["order"]) for n in data["nodes"] if n["order"] is not None}
+    if numbered != {node_id: i for i, node_id in enumerate(graph["backward_order"], start=1)}:
+        problems.append(f"worked-example: the nodes are numbered {numbered}, culpa visits "
+                        f"{graph['backward_order']}")
     if order != graph["backward_order"]:
         problems.append(f"worked-example: backward order {order}, culpa visits {graph['backward_order']}")
     last = data["steps"][-1]

@@ -17,9 +17,11 @@ by a name the script fills ("fills"), or the build fails naming the explorer and
 a placeholder.
 
 A page shows an explorer with a root element `<div data-explorer="NAME" ...>` wrapping its static figure
-(the figure is what a reader without JavaScript sees). After the page is rendered, this step adds
-`<script defer src=".../assets/explorers/NAME.js">` for each explorer the page has, after start.js (the
-shared starter). An unknown NAME, or an
+(the figure is what a reader without JavaScript sees). After the page is rendered, this step writes the
+explorer's words, the table [explorer-NAME] of the page's language in sitebuild/strings/, on that root as
+data-t-* attributes (`stepForward` becomes `data-t-step-forward`, which the script reads back as
+t.stepForward), and adds `<script defer src=".../assets/explorers/NAME.js">` for each explorer the page has,
+after start.js (the shared starter). An unknown NAME, an explorer without words in the page's language, or an
 exporter that raises, fails the build naming the page or the explorer.
 """
 
@@ -30,16 +32,19 @@ import os
 import re
 import tempfile
 import traceback
+from html import escape
 
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File
 from mkdocs.utils import get_relative_url
 
-from sitebuild import explorers
+from sitebuild import explorers, strings
 from sitebuild.project import Project
 from sitebuild.steps.katex_render import render
 
 ROOT_ATTR = re.compile(r'<div\b[^>]*\bdata-explorer="([^"]*)"')
+ROOT_TAG = re.compile(r'<div\b[^>]*\bdata-explorer="([^"]*)"[^>]*>')
+CAMEL = re.compile(r"(?<=[a-z0-9])([A-Z])")
 MATHML = re.compile(r'<span class="katex-mathml">.*?</math></span>', re.S)
 SLOT = re.compile(r'data-slot="([^"]*)"')
 
@@ -130,10 +135,34 @@ class Explorers:
         if unknown:
             raise PluginError(f"explorers: {page.file.src_uri} asks for data-explorer={unknown}; the "
                               f"explorers are {list(explorers.NAMES)}")
+        output = ROOT_TAG.sub(lambda m: m.group(0)[:-1] + words(m.group(1), _lang(page)) + ">", output)
         tags = "".join(  # start.js first: each explorer's script calls it
             f'<script defer src="{get_relative_url(f"assets/explorers/{name}.js", page.url)}"></script>'
             for name in ["start", *names])
         return output.replace("</head>", tags + "</head>", 1)
+
+
+def words(name: str, lang: str) -> str:
+    """The explorer's words in `lang` as data-t-* attributes (each with a leading space), from
+    sitebuild/strings/."""
+    table = strings.of(lang).get(f"explorer-{name}")
+    if not table:
+        raise PluginError(f"explorers: no words for explorer {name!r} in "
+                          f"snippets/sitebuild/strings/{lang}.toml (a table [explorer-{name}])")
+    return "".join(f' data-t-{_kebab(key)}="{escape(text, quote=True)}"' for key, text in table.items())
+
+
+def _kebab(key: str) -> str:
+    """stepForward -> step-forward: the attribute the browser reads back as dataset.tStepForward."""
+    return CAMEL.sub(lambda m: "-" + m.group(1).lower(), key)
+
+
+def _lang(page) -> str:
+    lang = page.file.src_uri.split("/", 1)[0]
+    if lang not in explorers.LANGS:
+        raise PluginError(f"explorers: {page.file.src_uri} is in no language folder "
+                          f"({list(explorers.LANGS)}), so its explorers have no words")
+    return lang
 
 
 def _replace(files, file) -> None:

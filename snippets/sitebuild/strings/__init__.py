@@ -3,10 +3,9 @@
 The two files have the same tables and keys (tests/test_strings.py): [run] is the Run bar of every Python
 block (assets/run/run.js reads it from the page's run-config), [run_limits] what a block cannot do in the
 browser, [labs] the labs' download link and the cells that cannot run in the page, [figures] the caption
-words of a timing figure. `{name}` in a string is filled by whoever shows it.
-
-The explorers' words are in each page's Markdown (`data-t-*` on the explorer's root), next to the prose
-they belong to.
+words of a timing figure, [explorer-NAME] every word of an interactive explorer (its caption included:
+sitebuild/steps/explorers.py writes the table on the explorer's root as data-t-* attributes). `{name}` in a
+string is filled by whoever shows it.
 """
 
 from __future__ import annotations
