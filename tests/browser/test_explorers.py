@@ -122,7 +122,7 @@ def items(number):
 def worked_example_expected(data, index, lang):
     steps, nodes = data["steps"], data["nodes"]
     step = steps[index]
-    shown, said = [], [step["n"], step["total"]]
+    shown, said = [], [step["phase_n"], step["phase_total"]]  # each phase counts its own steps
     for node in nodes:
         if any(s["phase"] == "forward" and s["node"] == node["id"] for s in steps[: index + 1]):
             shown.append(node["value"][lang])
@@ -177,12 +177,16 @@ def blame_expected(data, index, lang, weight):
     return shown, said
 
 
-def nudge_expected(data, knob, eps, lang):
-    k, cell = data["knobs"][knob], data["knobs"][knob]["cells"][eps]
+def nudge_expected(data, knob, eps, lang, precision="float64"):
+    knobs = data["knobs"] if precision == data["precisions"][0] else data[f"knobs_{precision}"]
+    k, cell = knobs[knob], knobs[knob]["cells"][eps]
     values = [k["loss"][lang], k["exact"][lang], cell["forward"][lang], cell["central"][lang],
               cell["error_forward"][lang], cell["error_central"][lang]]
     shown = [f"θ = {k['theta'][lang]}", f"ε = {data['epsilons'][eps][lang]}", *values]
-    return shown, [k["theta"][lang], data["epsilons"][eps][lang], *values]
+    said = [precision, k["theta"][lang], data["epsilons"][eps][lang], k["loss"][lang], k["exact"][lang]]
+    if cell["secant"] is not None:  # a step that vanished in this precision: no estimate to announce
+        said += values[2:]
+    return shown, said
 
 
 # --- driving each explorer with the keyboard ----------------------------------------------------------
@@ -226,9 +230,9 @@ def drive_nudge(tab, root, data, lang):
     problems = []
     knob, eps = root.locator("input[type=range]").nth(0), root.locator("input[type=range]").nth(1)
 
-    def look(k, e, where):
+    def look(k, e, where, precision="float64"):
         got = root.evaluate(SHOWN_JS)
-        shown, said = nudge_expected(data, k, e, lang)
+        shown, said = nudge_expected(data, k, e, lang, precision)
         return multiset_problems(where, got["numbers"], shown) + said_problems(where, got["said"], said)
 
     knob.focus()
@@ -243,6 +247,17 @@ def drive_nudge(tab, root, data, lang):
     tab.keyboard.press("Home")
     for e in range(len(data["epsilons"])):
         problems += look(data["default_knob"], e, f"nudge ({lang}), ε step {e + 1}")
+        tab.keyboard.press("ArrowRight")
+    # float32, chosen with the keyboard: Tab from the ε slider to its button, Enter
+    chooser = root.locator(".xp-choice").nth(1)
+    chooser.focus()
+    tab.keyboard.press("Enter")
+    if root.get_attribute("data-precision") != "float32":
+        problems.append(f"nudge ({lang}): Enter on float32 does not switch the precision")
+    eps.focus()
+    tab.keyboard.press("Home")
+    for e in range(len(data["epsilons"])):
+        problems += look(data["default_knob"], e, f"nudge ({lang}), float32, ε step {e + 1}", "float32")
         tab.keyboard.press("ArrowRight")
     return problems
 
@@ -424,8 +439,10 @@ def test_reduced_motion_nothing_moves_and_play_never_starts(browser, served_site
             const long = (v) => v.split(',').some((t) => parseFloat(t) > 0);
             return long(s.transitionDuration) || (s.animationName !== 'none' && long(s.animationDuration));
           }).map((e) => e.tagName + '.' + e.getAttribute('class'))""")
-        animations = tab.evaluate("document.getAnimations().filter((a) => a.playState === 'running').length")
-        plays = root.locator('button[aria-pressed]')
+        # the explorer's own (Material's annotation markers pulse in a nearby code block: not the explorer's)
+        animations = root.evaluate("(r) => document.getAnimations().filter((a) => a.playState === 'running'"
+                                   " && a.effect && r.contains(a.effect.target)).length")
+        plays = root.locator('.xp-bar button[aria-pressed]')
         play_visible = plays.count() and plays.first.is_visible()
         step = root.evaluate("(r) => r.dataset.step || r.dataset.eps")
         tab.wait_for_timeout(2500)
@@ -537,11 +554,11 @@ def test_play_advances_on_its_own_only_when_asked(browser, served_site, name):
         root = start(tab, name)
         tab.wait_for_timeout(2000)
         idle = root.evaluate("(r) => r.dataset.step")
-        root.locator("button[aria-pressed]").focus()
+        root.locator(".xp-bar button[aria-pressed]").focus()
         tab.keyboard.press("Enter")
         tab.wait_for_timeout(2200)
         playing = root.evaluate("(r) => r.dataset.step")
-        pressed = root.locator("button[aria-pressed]").get_attribute("aria-pressed")
+        pressed = root.locator(".xp-bar button[aria-pressed]").get_attribute("aria-pressed")
     finally:
         context.close()
     assert idle == "1", f"{name}: advanced to step {idle} before play was pressed"
@@ -633,3 +650,90 @@ def test_print_shows_the_static_figures_and_no_controls(browser, served_site, la
     assert screen == {"ui": True, "img": False}, f"on screen: {screen}"
     assert printed == {"ui": False, "img": True}, f"in print: {printed}"
     assert not controls, f"printed controls: {controls[:10]}"
+
+
+CAPTION_JS = """(root) => {
+  const shows = (e) => !!e && e.getClientRects().length > 0 && getComputedStyle(e).display !== 'none';
+  return {live: shows(root.querySelector('figcaption .xp-caption-live')),
+          still: shows(root.querySelector('figcaption .xp-caption-static')),
+          text: (root.querySelector('figcaption .xp-caption-live') || {}).textContent || '',
+          captions: root.querySelectorAll('figcaption').length};
+}"""
+
+
+@pytest.mark.parametrize("name, lang", CASES, ids=IDS)
+def test_each_explorer_shows_its_own_caption_and_print_keeps_the_figures(browser, served_site, exported,
+                                                                          name, lang):
+    """On screen the explorer's caption (strings [explorer-NAME] caption, its slots filled from the data);
+    in print the static figure's, with the figure. One <figcaption> either way."""
+    from sitebuild import strings
+
+    context, tab = open_page(browser, served_site, lang, PAGES[name])
+    try:
+        root = start(tab, name)
+        screen = root.evaluate(CAPTION_JS)
+        tab.emulate_media(media="print")
+        printed = root.evaluate(CAPTION_JS)
+    finally:
+        context.close()
+    data = exported[name]
+    values = {**data.get("caption", {}), "knob": data.get("knob_name", "")}
+    want = strings.of(lang)[f"explorer-{name}"]["caption"].format(**values)
+    assert screen["live"] and not screen["still"] and screen["captions"] == 1, f"{name} ({lang}): {screen}"
+    assert screen["text"] == want, f"{name} ({lang}): the caption shows {screen['text']!r}"
+    assert printed["still"] and not printed["live"], f"{name} ({lang}) in print: {printed}"
+
+
+VISIBLE_JS = """(root) => ({
+  badges: [...root.querySelectorAll('.xp-badge')].map((b) => b.textContent),
+  marks: [...root.querySelectorAll('.xp-code mark')].map((m) => {
+    const r = m.getBoundingClientRect(), box = m.closest('pre').getBoundingClientRect();
+    return {cut: m.scrollWidth > m.clientWidth + 1 || r.right > box.right + 1, text: m.textContent};
+  }),
+  edges: [...root.querySelectorAll('.xp-wire')]
+    .filter((w) => !/is-(neg|pos|zero)/.test(w.getAttribute('class'))).length,
+  collisions: (() => {
+    const circles = [...root.querySelectorAll('.xp-unit')].map((c) => c.getBoundingClientRect());
+    return [...root.querySelectorAll('.xp-delta')].filter((d) => d.textContent).filter((d) => {
+      const t = d.getBoundingClientRect();
+      return circles.some((c) => t.bottom > c.top + 0.5 && t.top < c.bottom - 0.5
+                                 && t.right > c.left && t.left < c.right);
+    }).map((d) => d.textContent);
+  })(),
+})"""
+
+
+@pytest.mark.parametrize("size", [DESKTOP, PHONE], ids=["desktop", "phone"])
+def test_the_explorers_show_what_the_text_says(browser, served_site, exported, size):
+    """03: the nodes carry the backward steps' numbers 1-8, and culpa's highlighted line is never cut off;
+    04: at the last step every edge shows its weight's slope, and no δ label touches a circle."""
+    found = []
+    for lang in LANGS:
+        context, tab = open_page(browser, served_site, lang, PAGES["worked-example"], size=size)
+        try:
+            root = start(tab, "worked-example")
+            root.locator(".xp-stage").focus()
+            seen = []
+            for _ in range(len(exported["worked-example"]["steps"])):
+                seen.append(root.evaluate(VISIBLE_JS))
+                tab.keyboard.press("ArrowRight")
+        finally:
+            context.close()
+        orders = sorted(n["order"] for n in exported["worked-example"]["nodes"] if n["order"])
+        if sorted(seen[0]["badges"]) != orders:
+            found.append(f"worked-example ({lang}): the nodes carry {seen[0]['badges']}, not {orders}")
+        found += [f"worked-example ({lang}, {size['width']} px): the highlighted line {m['text']!r} is cut"
+                  for look in seen for m in look["marks"] if m["cut"]]
+        context, tab = open_page(browser, served_site, lang, PAGES["blame"], size=size)
+        try:
+            root = start(tab, "blame")
+            root.locator(".xp-stage").focus()
+            tab.keyboard.press("End")
+            look = root.evaluate(VISIBLE_JS)
+        finally:
+            context.close()
+        if look["edges"]:
+            found.append(f"blame ({lang}): {look['edges']} edges show no slope at the last step")
+        if look["collisions"]:
+            found.append(f"blame ({lang}, {size['width']} px): δ labels touch circles: {look['collisions']}")
+    assert not found, "\n".join(found)
