@@ -74,6 +74,22 @@ def test_palette_toggle_speaks_the_page_language(built_site: Path, lang_prefix):
         assert not set(labels) & set(other)
 
 
+NOTE_WORD = {"": "Nota {n}", "en/": "Note {n}"}
+
+
+@pytest.mark.parametrize("lang_prefix", list(NOTE_WORD))
+def test_a11y_script_gets_its_words_in_the_page_language(built_site: Path, lang_prefix):
+    """assets/a11y.js names code annotations' markers with words from strings/[a11y], written on its tag;
+    the script itself holds no word of either language."""
+    script = (built_site / "assets" / "a11y.js").read_text("utf-8")
+    assert not re.search(r'"(?:Nota|Note|Buscar|Search)\b', script), "assets/a11y.js hard-codes a word"
+    root = built_site / lang_prefix
+    for page in [root / "index.html", *sorted(root.glob("0*/index.html"))]:
+        tags = re.findall(r'<script\b[^>]*assets/a11y\.js[^>]*>', page.read_text("utf-8"))
+        assert len(tags) == 1, f"{page}: {len(tags)} a11y.js tags"
+        assert f'data-note="{NOTE_WORD[lang_prefix]}"' in tags[0], f"{page}: {tags[0]}"
+
+
 @pytest.mark.slow
 def test_changing_culpa_or_a_lesson_redoes_what_depends_on_it(tmp_path):
     """The caches that make a rebuild quick stay correct: on a copy of the project (with its caches), an edit

@@ -5,18 +5,19 @@
 // - scrollable-region-focusable: a notebook cell's code (and a display formula or a figure wider than the
 //   screen) scrolls sideways but cannot be reached with the keyboard, unlike Material's own code blocks.
 (function () {
-  var pt = (document.documentElement.lang || "").slice(0, 2) === "pt";
+  // The words, in the page's language, on this script's tag (sitebuild/steps/a11y_words.py).
+  var words = (document.currentScript && document.currentScript.dataset) || {};
 
   function fix() {
     var dialog = document.querySelector('.md-search[role="dialog"]:not([aria-label])');
     var input = document.querySelector(".md-search__input");
-    if (dialog && input) {
-      dialog.setAttribute("aria-label", input.getAttribute("aria-label") || (pt ? "Buscar" : "Search"));
+    if (dialog && input && input.hasAttribute("aria-label")) {
+      dialog.setAttribute("aria-label", input.getAttribute("aria-label"));  // Material's, in the page's language
     }
     document.querySelectorAll(".md-annotation__index:not([aria-label])").forEach(function (link) {
       var number = link.querySelector("[data-md-annotation-id]");
       var id = number ? number.getAttribute("data-md-annotation-id") : "";
-      link.setAttribute("aria-label", (pt ? "Nota " : "Note ") + id);
+      if (words.note) link.setAttribute("aria-label", words.note.replace("{n}", id));
     });
     document.querySelectorAll(".jp-InputArea .highlight-ipynb:not([tabindex])").forEach(function (code) {
       code.setAttribute("tabindex", "0");

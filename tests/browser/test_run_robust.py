@@ -166,7 +166,7 @@ def test_a_session_of_runs_that_go_wrong_and_the_keyboard(browser, served_site, 
     finally:
         context.close()
     n = {"pt": ("Executar o bloco 1", "Parar o bloco 1", "Restaurar o código do bloco 1"),
-         "en": ("Run block 1", "Stop block 1", "Put block 1's code back")}[lang]
+         "en": ("Run block 1", "Stop block 1", "Reset block 1's code")}[lang]
     assert seen["names"] == list(n), seen["names"]
     assert seen["name_3"] == s["runN"].format(n=3)
     assert "ZeroDivisionError: division by zero" in seen["traceback"], seen["traceback"][-500:]

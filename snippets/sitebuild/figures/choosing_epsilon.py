@@ -40,7 +40,7 @@ LABELS = {
         "title": "Gradient check: the error against ε",
         "x": "step size ε",
         "y": "largest relative error",
-        "forward": "forward",
+        "forward": "one-sided",
         "central": "central",
         "best": "best ε ≈ {eps}\nerror ≈ {err}",
         "rounding": "rounding\n∝ 1/ε",
