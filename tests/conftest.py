@@ -20,12 +20,26 @@ pytest_plugins = ["support.site"]
 
 
 def pytest_collection_modifyitems(config, items):
-    """Every test under tests/browser/ is in the `browser` lane (pyproject.toml registers the markers)."""
+    """Every test under tests/browser/ is in the `browser` lane (pyproject.toml registers the markers), and
+    runs after the others: what a browser test module starts early (below) runs while they do."""
     import pytest
 
     for item in items:
         if "browser" in item.path.relative_to(config.rootpath).parts[:2]:
             item.add_marker(pytest.mark.browser)
+    items.sort(key=lambda item: item.get_closest_marker("browser") is not None)  # stable: order kept within
+
+
+def pytest_collection_finish(session):
+    """A test module may define start_early(config): it is called once, after collection, if one of its
+    tests was selected (tests/browser/test_run_in_page.py starts its minutes of Python in the browser)."""
+    started = set()
+    for item in session.items:
+        module = getattr(item, "module", None)
+        start = getattr(module, "start_early", None)
+        if start is not None and module not in started:
+            started.add(module)
+            start(session.config)
 
 
 def pytest_addoption(parser):

@@ -21,14 +21,18 @@ import json
 import os
 import subprocess
 import sys
+import threading
 import time
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 
 import pytest
 from conftest import CHROMIUM_ARGS
+from visiting import find_chromium
 
 from support.pages import load_page, page_files
 from support.served import LANGS, ServedSite, SitePage
+from support.site import shared_site
 
 PYODIDE_PATHS = ("assets/vendor/pyodide/", "assets/run/worker.js", "culpa/culpa-")
 RUN_TIMEOUT_MS = 180_000  # a first Run loads Python; page 09 trains a network
@@ -89,30 +93,59 @@ async def run_block(page, box_index: int, run_label: str) -> dict:
     return await output.evaluate(READ_OUTPUT)
 
 
-async def open_page(context, site: ServedSite, page: SitePage, session: Session) -> tuple[object, PageRun]:
+async def open_page(context, site: ServedSite, page: SitePage, requests: list[str]) -> tuple[object, PageRun]:
+    """Load `page` in a new tab of `context`, whose requests are logged in `requests` (its own language's:
+    the other language's pages run at the same time, in another context)."""
     record = PageRun(page)
-    mark = len(session.requests)
+    mark = len(requests)
     tab = await context.new_page()
     await tab.goto(site.url(page), wait_until="networkidle")
     await tab.wait_for_timeout(300)  # anything a deferred script would fetch on its own
     # a reader opens a collapsed block (an exercise's answer) before pressing its Run
     await tab.evaluate("document.querySelectorAll('details').forEach((d) => { d.open = true; })")
-    record.early_requests = [u for u in session.requests[mark:] if any(p in u for p in PYODIDE_PATHS)]
+    record.early_requests = [u for u in requests[mark:] if any(p in u for p in PYODIDE_PATHS)]
     blob = await tab.locator("#run-config").text_content()
     record.config = json.loads(blob) if blob else {}
     return tab, record
 
 
+async def run_pages(context, site: ServedSite, pages: list[SitePage], requests: list[str], into: dict,
+                    checks: dict | None = None) -> None:
+    """Each page in turn, in a tab of its own: every runnable block through its Run button."""
+    for page in pages:
+        if ONLY_PAGES and not any(part in page.id for part in ONLY_PAGES):
+            continue
+        started = time.perf_counter()
+        tab, run = await open_page(context, site, page, requests)
+        into[page.id] = run
+        label = run.config.get("strings", {}).get("runN")
+        try:
+            for k, block in enumerate(run.config.get("blocks", [])):
+                if not block["skip"]:
+                    run.outputs[k] = await run_block(tab, k, label)
+            if checks is not None and page.path == "03-worked-example/":
+                checks[page.lang] = await page_03_checks(tab, run, page.lang)
+        except Exception as error:  # recorded; the tests say which page and step
+            run.error = f"{type(error).__name__}: {error}"
+        await tab.close()
+        progress(f"{page.id}: {time.perf_counter() - started:.1f} s")
+
+
 async def run_everything(chromium: str, site: ServedSite) -> Session:
+    """Both languages side by side (two contexts of one Chromium: each page's Python runs in its own
+    worker, so the two use both cores), each language's pages in page order, then the labs (pt)."""
     from playwright.async_api import async_playwright
 
     session = Session()
     async with async_playwright() as p:
         browser = await p.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS + ISOLATED)
-        for lang in ONLY_LANGS:
+
+        async def one_language(lang: str) -> None:
             context = await browser.new_context()
+            requests: list[str] = []
 
             async def record(route):
+                requests.append(route.request.url)
                 session.requests.append(route.request.url)
                 if route.request.url.startswith(site.origin + "/"):
                     await route.continue_()
@@ -120,39 +153,13 @@ async def run_everything(chromium: str, site: ServedSite) -> Session:
                     await route.abort()
 
             await context.route("**/*", record)
-            for page in chapter_pages(lang):
-                if ONLY_PAGES and not any(part in page.id for part in ONLY_PAGES):
-                    continue
-                started = time.perf_counter()
-                tab, run = await open_page(context, site, page, session)
-                session.pages[page.id] = run
-                label = run.config.get("strings", {}).get("runN")
-                try:
-                    for k, block in enumerate(run.config.get("blocks", [])):
-                        if not block["skip"]:
-                            run.outputs[k] = await run_block(tab, k, label)
-                    if page.path == "03-worked-example/":
-                        session.checks[lang] = await page_03_checks(tab, run, lang)
-                except Exception as error:  # recorded; the tests say which page and step
-                    run.error = f"{type(error).__name__}: {error}"
-                await tab.close()
-                progress(f"{page.id}: {time.perf_counter() - started:.1f} s")
+            await run_pages(context, site, chapter_pages(lang), requests, session.pages, session.checks)
             if lang == LAB_LANG:
-                for lab in sorted((p for p in site_labs(lang)), key=lambda p: p.path):
-                    if ONLY_PAGES and not any(part in lab.id for part in ONLY_PAGES):
-                        continue
-                    started = time.perf_counter()
-                    tab, run = await open_page(context, site, lab, session)
-                    session.labs[lab.id] = run
-                    try:
-                        for k, block in enumerate(run.config.get("blocks", [])):
-                            if not block["skip"]:
-                                run.outputs[k] = await run_block(tab, k, run.config["strings"]["runN"])
-                    except Exception as error:
-                        run.error = f"{type(error).__name__}: {error}"
-                    await tab.close()
-                    progress(f"{lab.id}: {time.perf_counter() - started:.1f} s")
+                labs = sorted(site_labs(lang), key=lambda p: p.path)
+                await run_pages(context, site, labs, requests, session.labs)
             await context.close()
+
+        await asyncio.gather(*(one_language(lang) for lang in ONLY_LANGS))
         await browser.close()
     return session
 
@@ -225,8 +232,32 @@ async def page_03_checks(tab, run: PageRun, lang: str) -> dict:
     return checks
 
 
+EARLY: dict[str, Future] = {}
+
+
+def start_early(config) -> None:
+    """Called once after collection when a test of this module is selected (tests/conftest.py): the whole
+    run starts now, in a thread of its own, as soon as the session's site is built, so that its minutes of
+    Python in the browser overlap the tests that need no browser (they run first)."""
+    chromium = find_chromium()
+    if chromium is None:
+        return  # the `chromium` fixture skips (or fails under CI=true) with its reason
+    future: Future = Future()
+
+    def work() -> None:
+        try:
+            future.set_result(asyncio.run(run_everything(chromium, shared_site(config))))
+        except BaseException as error:  # handed to the fixture, which fails the tests with it
+            future.set_exception(error)
+
+    threading.Thread(target=work, name="run-in-page", daemon=True).start()
+    EARLY["session"] = future
+
+
 @pytest.fixture(scope="module")
 def session(chromium, served_site) -> Session:
+    if "session" in EARLY:
+        return EARLY["session"].result()
     return asyncio.run(run_everything(chromium, served_site))
 
 

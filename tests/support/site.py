@@ -11,6 +11,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 from http.server import ThreadingHTTPServer
 from pathlib import Path
@@ -56,27 +57,58 @@ def build_site(
     )
 
 
-@pytest.fixture(scope="session")
-def served_site(tmp_path_factory) -> ServedSite:
-    """Build the site for http://127.0.0.1:PORT/REPO/ and serve it there for the whole session."""
+class BuildFailed(Exception):
+    """The session's build failed: its log, without MkDocs' INFO chatter."""
+
+
+_SITE_KEY = pytest.StashKey[dict]()
+_SITE_LOCK = threading.Lock()
+
+
+def shared_site(config: pytest.Config) -> ServedSite:
+    """The session's one site: built (strictly, for http://127.0.0.1:PORT/REPO/) and served the first time
+    anything asks for it, from whichever thread (a test module may start early work in a thread of its own:
+    tests/conftest.py), then the same site for everyone. A failed build raises BuildFailed, every time."""
+    with _SITE_LOCK:
+        if _SITE_KEY not in config.stash:
+            config.stash[_SITE_KEY] = _build_and_serve(config)
+        found = config.stash[_SITE_KEY]
+    if "failed" in found:
+        raise BuildFailed(found["failed"])
+    return found["site"]
+
+
+def _build_and_serve(config: pytest.Config) -> dict:
     handler = type("Handler", (PagesHandler,), {"site_dir": Path("/nonexistent"), "prefix": f"/{REPO}/"})
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     server.daemon_threads = True
     origin = f"http://127.0.0.1:{server.server_address[1]}"
-    target = tmp_path_factory.mktemp("pages") / REPO
+    target = Path(tempfile.mkdtemp(prefix="pages-")) / REPO
+    config.add_cleanup(lambda: shutil.rmtree(target.parent, ignore_errors=True))
     proc = build_site(target, site_url=f"{origin}/{REPO}/")
     if proc.returncode != 0:
         server.server_close()
         lines = f"{proc.stdout}\n{proc.stderr}".splitlines()
         problems = [line for line in lines if line.strip() and not line.startswith("INFO")]  # not the chatter
-        log = "\n".join(problems or lines)
-        pytest.fail(f"mkdocs build --strict for the project path failed:\n{log}", pytrace=False)
+        return {"failed": "\n".join(problems or lines)}
     handler.site_dir = target
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield ServedSite(dir=target, origin=origin, prefix=f"/{REPO}/")
-    server.shutdown()
-    server.server_close()
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+
+    def stop() -> None:
+        server.shutdown()
+        server.server_close()
+
+    config.add_cleanup(stop)
+    return {"site": ServedSite(dir=target, origin=origin, prefix=f"/{REPO}/")}
+
+
+@pytest.fixture(scope="session")
+def served_site(request) -> ServedSite:
+    """The site built for http://127.0.0.1:PORT/REPO/ and served there for the whole session."""
+    try:
+        return shared_site(request.config)
+    except BuildFailed as failed:
+        pytest.fail(f"mkdocs build --strict for the project path failed:\n{failed}", pytrace=False)
 
 
 @pytest.fixture(scope="session")
