@@ -166,9 +166,10 @@ def test_first_code_cell_installs_from_this_site_only_what_is_missing(lab_id, mi
     code_cell = next(c for c in cells(lab_id) if c.cell_type == "code")
     lines = [line for line in code_cell.source.splitlines() if line.strip()]
     pips = [line for line in lines if "pip install" in line]
-    assert len(lines) <= 6 and len(pips) == 1 and '"@CULPA_WHEEL_URL@"' in pips[0], (
+    assert len(lines) <= 7 and len(pips) == 1 and "{wheel}" in pips[0], (
         f"{source(lab_id)}: the first code cell must be a short install/import cell with one pip command "
-        f"for this site's wheel (@CULPA_WHEEL_URL@, filled in by sitebuild/steps/wheel.py); it is {lines}"
+        f"for this site's wheel (`wheel`, from @CULPA_SITE_URL@ and @CULPA_WHEEL_NAME@, filled in by "
+        f"sitebuild/steps/wheel.py); it is {lines}"
     )
     code = TransformerManager().transform_cell(code_cell.source)  # %pip becomes get_ipython().run_line_magic
     real = importlib.util.find_spec
@@ -183,11 +184,30 @@ def test_first_code_cell_installs_from_this_site_only_what_is_missing(lab_id, mi
 
     namespace = {"get_ipython": Shell}
     exec(compile(code, f"{source(lab_id)}, first code cell", "exec"), namespace)
-    pip = ("pip", 'install --quiet "@CULPA_WHEEL_URL@" matplotlib')
+    pip = ("pip", "install --quiet {wheel} matplotlib")  # IPython puts the variable's value in {wheel}
     assert calls == ([] if missing is None else [pip]), (
         f"{source(lab_id)}: with {missing or 'nothing'} missing the first code cell ran {calls}"
     )
+    assert namespace["wheel"] == "@CULPA_SITE_URL@culpa/@CULPA_WHEEL_NAME@", namespace["wheel"]
     assert namespace["culpa"].__name__ == "culpa" and namespace["np"].__name__ == "numpy"
+
+
+# The longest address the first cell will hold: a Pages site of an owner with a long name.
+PAGES_SITE = "https://a-rather-long-owner-name.github.io/backprop-visualized/"
+
+
+@pytest.mark.parametrize("lab_id", LAB_IDS)
+def test_first_code_cell_fits_80_columns_with_the_pages_address(lab_id):
+    """A reader who downloads the notebook reads its first cell in any editor: with the Pages address and
+    the wheel's name filled in (sitebuild/steps/wheel.py), no line passes 80 columns."""
+    from sitebuild.steps.wheel import wheel_name
+    from support.pages import ROOT
+
+    code_cell = next(c for c in cells(lab_id) if c.cell_type == "code")
+    filled = (code_cell.source.replace("@CULPA_SITE_URL@", PAGES_SITE)
+              .replace("@CULPA_WHEEL_NAME@", wheel_name(ROOT)))
+    long = [line for line in filled.splitlines() if len(line) > 80]
+    assert not long, f"{source(lab_id)}: lines over 80 columns with the Pages address filled in: {long}"
 
 
 # ---- the built pages --------------------------------------------------------------------------------

@@ -31,6 +31,17 @@ SIZES = [
 ]
 LR = 1e-3
 
+# The environment every timing of culpa is taken in (the project's harness, tests/bench/engine_benchmark.py;
+# the site's timing figures and its labs' kernel, sitebuild/project.py): one BLAS thread, so that timings
+# are stable on a shared machine, and glibc's allocator keeping freed memory: blocks up to 32 MB come from
+# the heap, which is not handed back to the kernel between steps. By default glibc returns large blocks and
+# takes them again page fault by page fault (measured: +40% on the hand-written NumPy step at 784-256-10,
+# +30% on culpa at 784-1024-1024-10, a 3.6x slower forward pass in a figure). Set before anything loads.
+PINNED_ENV = {
+    "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
+    "MALLOC_MMAP_THRESHOLD_": str(32 * 2**20), "MALLOC_TRIM_THRESHOLD_": str(2**30),
+}
+
 
 def problem(sizes, batch, dtype, seed=0):
     """A batch of inputs and class labels for an MLP of `sizes`."""

@@ -22,18 +22,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+# Anything that measures time (figures marked TIMING, the labs' kernel) runs in culpa's pinned environment
+# (one BLAS thread, glibc keeping freed memory): its one home is culpa.benchmark.
+from culpa.benchmark import PINNED_ENV as PINNED_ENV
+
 ROOT = Path(__file__).resolve().parents[2]  # this repository: snippets/sitebuild/project.py
 LANGS = ("pt", "en")  # pt first: the site's default language, at its root
 WHEEL_FOLDER = "culpa"  # <site>/culpa/<culpa's wheel>
-
-# Anything that measures time runs with these (figures marked TIMING, the labs' kernel): one thread, so
-# that timings are stable on a shared machine, and glibc's allocator keeping freed memory instead of
-# page-faulting every large temporary in again (measured: a 3.6x slower forward pass without it).
-PINNED_ENV = {
-    "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
-    "MALLOC_MMAP_THRESHOLD_": str(16 << 20), "MALLOC_TRIM_THRESHOLD_": str(128 << 20),
-}
-
 
 @dataclass(frozen=True)
 class Project:

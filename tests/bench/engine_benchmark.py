@@ -51,14 +51,17 @@ import time
 import numpy as np
 
 import culpa
-from culpa.benchmark import LR, SIZES, CulpaStep, NumpyStep, fd_vs_backprop, interleaved, problem, ratio
-
-THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
-PINNED_ENVIRONMENT = {
-    **dict.fromkeys(THREAD_VARIABLES, "1"),
-    "MALLOC_MMAP_THRESHOLD_": str(32 * 2**20),  # blocks up to 32 MB come from the heap...
-    "MALLOC_TRIM_THRESHOLD_": str(2**30),  # ...which is not handed back to the kernel between steps
-}
+from culpa.benchmark import (
+    LR,
+    PINNED_ENV,
+    SIZES,
+    CulpaStep,
+    NumpyStep,
+    fd_vs_backprop,
+    interleaved,
+    problem,
+    ratio,
+)
 
 # the issues' targets (22 for tiny and medium): culpa/numpy at most; culpa/torch (a limit of 1.0 means faster
 # than torch, strictly below it; 1.05 means at most); backward/forward at most
@@ -183,7 +186,7 @@ def _environment():
         import torch
 
         versions += f", torch {torch.__version__}"
-    threads = ", ".join(f"{v}={os.environ.get(v)}" for v in PINNED_ENVIRONMENT)
+    threads = ", ".join(f"{v}={os.environ.get(v)}" for v in PINNED_ENV)
     return f"{versions}, Python {platform.python_version()}, {_cpu()}; {threads}, torch threads 1; {_load()}"
 
 
@@ -270,9 +273,9 @@ def main(argv=None):
 
 def _rerun_in_pinned_environment():
     """BLAS and glibc read these variables when the process starts: re-run this module with them set."""
-    if all(os.environ.get(name) == value for name, value in PINNED_ENVIRONMENT.items()):
+    if all(os.environ.get(name) == value for name, value in PINNED_ENV.items()):
         return
-    env = dict(os.environ, **PINNED_ENVIRONMENT)
+    env = dict(os.environ, **PINNED_ENV)
     os.execve(sys.executable, [sys.executable, os.path.abspath(__file__), *sys.argv[1:]], env)
 
 

@@ -141,7 +141,7 @@ def test_a_labs_first_cell_installs_culpa_from_the_site_and_the_lab_runs(served_
         cwd=work, capture_output=True, text=True, env=env, timeout=900,
     )
     assert proc.returncode == 0, f"labs/{lab}: the notebook did not run from the site:\n{proc.stderr[-3000:]}"
-    assert served_site.base + "culpa/" in proc.stdout, f"the first cell installs from {proc.stdout}"
+    assert f'site = "{served_site.base}"' in proc.stdout, f"the first cell installs from {proc.stdout}"
     where = subprocess.run(
         [str(python), "-I", "-c", "import culpa; print(culpa.__file__)"],
         cwd=work, capture_output=True, text=True, env=clean_env(),

@@ -8,6 +8,8 @@
 2. on_page_markdown (Wheel.fill_page) fills in the placeholders of the pages (code fences included):
    `@CULPA_WHEEL_URL@` -> <site_url>culpa/culpa-<version>+<content>-py3-none-any.whl, the address the
    site serves the wheel at (a local build shows the local URL, the Pages build its Pages URL), and
+   `@CULPA_SITE_URL@` and `@CULPA_WHEEL_NAME@` -> the same address in two parts (<site_url>, and the
+   wheel's file name, served under culpa/), for a lab's first cell, whose lines must fit 80 columns;
    `@CULPA_REPOSITORY@` -> the repository to clone: $CULPA_REPOSITORY_URL, which the Pages workflow sets
    to github.server_url/github.repository (in any other GitHub Actions step,
    $GITHUB_SERVER_URL/$GITHUB_REPOSITORY), otherwise this clone's own folder (a local build can only
@@ -38,7 +40,8 @@ from sitebuild.project import WHEEL_FOLDER, Project, content_key
 
 log = logging.getLogger("mkdocs.plugins.sitebuild.wheel")
 
-PLACEHOLDER_NAMES = ("CULPA_WHEEL_URL", "CULPA_REPOSITORY")  # written @NAME@
+# written @NAME@; a lab's first cell builds the URL from the last two, so that no line passes 80 columns
+PLACEHOLDER_NAMES = ("CULPA_WHEEL_URL", "CULPA_REPOSITORY", "CULPA_SITE_URL", "CULPA_WHEEL_NAME")
 TEXT_SUFFIXES = (".html", ".ipynb", ".json", ".xml", ".txt", ".js", ".md")
 
 
@@ -193,9 +196,11 @@ def refuse_unpublishable(where: str, config, command: str) -> None:
 
 
 def fill(text: str, config) -> str:
-    return text.replace("@CULPA_WHEEL_URL@", wheel_url(config)).replace(
-        "@CULPA_REPOSITORY@", repository(Project.of(config).root)
-    )
+    root = Project.of(config).root
+    return (text.replace("@CULPA_WHEEL_URL@", wheel_url(config))
+            .replace("@CULPA_REPOSITORY@", repository(root))
+            .replace("@CULPA_SITE_URL@", urljoin(config.site_url or "/", "."))
+            .replace("@CULPA_WHEEL_NAME@", wheel_name(root)))
 
 
 class Wheel:
@@ -249,7 +254,7 @@ class Wheel:
                 left.append(path.relative_to(site).as_posix())
         if left:
             raise PluginError(
-                "sitebuild/steps/wheel.py: a placeholder (@CULPA_WHEEL_URL@ or @CULPA_REPOSITORY@) is left "
+                "sitebuild/steps/wheel.py: a placeholder (@" + "@, @".join(PLACEHOLDER_NAMES) + "@) is left "
                 f"unfilled in the built site, in {', '.join(sorted(left))}: write it whole, in a code fence "
                 "or in a string"
             )
