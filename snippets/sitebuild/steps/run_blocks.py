@@ -88,9 +88,14 @@ def run_bar(k: int, block: dict, lang: str) -> str:
     """The bar under block k (and the <output> a run prints into): what assets/run/run.js wires up."""
     s = strings.of(lang)["run"]
     esc = html.escape
-    bar = f'<div class="run-bar" data-run-bar="{k}" data-search-exclude>'
     if block["skip"]:
-        return f'{bar}<p class="run-skip">{esc(s["skip"].format(reason=block["skip"]))}</p></div>'
+        # A page's block that does not run says why here, and only here (the page does not repeat it,
+        # tests/test_run_blocks.py): so the note shows without JavaScript and on paper too (run-note,
+        # assets/run/run.css). A lab cell's reason is the browser's, and goes with its Run bars.
+        note = "" if block.get("lab") else " run-note"
+        return (f'<div class="run-bar{note}" data-run-bar="{k}" data-search-exclude>'
+                f'<p class="run-skip">{esc(s["skip"].format(reason=block["skip"]))}</p></div>')
+    bar = f'<div class="run-bar" data-run-bar="{k}" data-search-exclude>'
     limit = ""
     if block.get("limit"):
         limit = f'<p class="run-skip">{esc(s["limit"].format(reason=block["limit"]))}</p>'
