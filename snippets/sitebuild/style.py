@@ -154,12 +154,26 @@ def number(value, spec: str = "", lang: str = "en") -> str:
 _SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
 
 
-def power(value: float, lang: str, mathtext: bool = False) -> str:
-    """A value as mantissa times a power of ten, one decimal: 1,8 × 10⁻⁵ in pt (10$^{-5}$ in a figure)."""
+def power_parts(value: float) -> tuple[float, int]:
+    """The mantissa (one decimal) and the exponent power() writes a positive value with: (1.8, -5)."""
     exponent = int(math.floor(math.log10(value)))
     mantissa = round(value / 10.0**exponent, 1)
     if mantissa >= 10:
         mantissa, exponent = mantissa / 10, exponent + 1
+    return mantissa, exponent
+
+
+def spoken_power(value: float, lang: str) -> dict:
+    """power()'s parts, for words to read aloud ("3,2 vezes 10 elevado a −7"): the mantissa as the language
+    writes it (None when it is 1: "10 elevado a −5") and the exponent, with a true minus."""
+    mantissa, exponent = power_parts(value)
+    return {"mantissa": None if mantissa == 1 else number(mantissa, ".1f", lang),
+            "exponent": str(exponent).replace("-", MINUS)}
+
+
+def power(value: float, lang: str, mathtext: bool = False) -> str:
+    """A value as mantissa times a power of ten, one decimal: 1,8 × 10⁻⁵ in pt (10$^{-5}$ in a figure)."""
+    mantissa, exponent = power_parts(value)
     if mathtext:
         ten = f"10$^{{{exponent}}}$".replace("-", MINUS)
     else:

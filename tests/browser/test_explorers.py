@@ -226,6 +226,35 @@ def drive_stepper(tab, root, name, data, lang):
     return problems
 
 
+SUPERSCRIPTS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻", "0123456789−")
+SLIDERS_JS = """(root) => [...root.querySelectorAll('input[type=range]')].map((input) => ({
+  valuetext: input.getAttribute('aria-valuetext'),
+  shown: root.querySelector(`output[for="${input.id}"]`).textContent,
+}))"""
+
+
+def valuetext_problems(root, where, lang):
+    """Each slider's aria-valuetext says the value its <output> shows, in the page's words (strings'
+    [explorer-nudge]): "peso θ = −0,649" for "θ = −0,649", "ε = 3,2 vezes 10 elevado a −7" for
+    "ε = 3,2 × 10⁻⁷"; a screen reader then never hears the slider's bare index."""
+    from sitebuild import strings
+
+    t = strings.of(lang)["explorer-nudge"]
+    knob, eps = root.evaluate(SLIDERS_JS)
+    theta = knob["shown"].removeprefix("θ = ")
+    mantissa, _, ten = eps["shown"].removeprefix("ε = ").rpartition(" × ")
+    exponent = ten.removeprefix("10").translate(SUPERSCRIPTS)
+    expected = [t["knobValue"].format(theta=theta),
+                t["epsValueTimes"].format(mantissa=mantissa, exponent=exponent) if mantissa
+                else t["epsValue"].format(exponent=exponent)]
+    problems = []
+    for slider, want in zip((knob, eps), expected, strict=True):
+        if slider["valuetext"] != want:
+            problems.append(f"{where}: the slider showing {slider['shown']!r} says {slider['valuetext']!r}, "
+                            f"not {want!r}")
+    return problems
+
+
 def drive_nudge(tab, root, data, lang):
     problems = []
     knob, eps = root.locator("input[type=range]").nth(0), root.locator("input[type=range]").nth(1)
@@ -233,7 +262,8 @@ def drive_nudge(tab, root, data, lang):
     def look(k, e, where, precision="float64"):
         got = root.evaluate(SHOWN_JS)
         shown, said = nudge_expected(data, k, e, lang, precision)
-        return multiset_problems(where, got["numbers"], shown) + said_problems(where, got["said"], said)
+        return (multiset_problems(where, got["numbers"], shown) + said_problems(where, got["said"], said)
+                + valuetext_problems(root, where, lang))
 
     knob.focus()
     tab.keyboard.press("Home")
@@ -737,3 +767,51 @@ def test_the_explorers_show_what_the_text_says(browser, served_site, exported, s
         if look["collisions"]:
             found.append(f"blame ({lang}, {size['width']} px): δ labels touch circles: {look['collisions']}")
     assert not found, "\n".join(found)
+
+
+PHONE_CASES = [(name, path, lang) for name, path in [*PAGES.items(), ("worked-example", HOME)]
+               for lang in LANGS]
+PHONE_IDS = [f"{name}-{'home' if path == HOME else 'page'}-{lang}" for name, path, lang in PHONE_CASES]
+# what changes with a step, and must share the phone's screen with the controls that change it
+EXPLANATION = {"worked-example": (".xp-say", ".xp-rule"), "blame": (".xp-say", ".xp-rule"),
+               "nudge": (".xp-readout", ".xp-say")}
+ON_SCREEN_JS = """([name, parts]) => {
+  const root = document.querySelector(`[data-explorer='${name}']`);
+  const controls = root.querySelector('.xp-bar, .xp-sliders');
+  const header = document.querySelector('.md-header').getBoundingClientRect().bottom;
+  window.scrollTo(0, controls.getBoundingClientRect().top + window.scrollY - header - 8);
+  const box = controls.getBoundingClientRect();
+  return { header, height: window.innerHeight, controls: [box.top, box.bottom],
+           parts: parts.map((sel) => [sel, root.querySelector(sel).getBoundingClientRect().top]) };
+}"""
+
+
+@pytest.mark.parametrize("name, path, lang", PHONE_CASES, ids=PHONE_IDS)
+def test_on_a_phone_the_controls_and_what_they_change_share_a_screen(
+        browser, served_site, exported, name, path, lang):
+    """At 390 × 844, with the controls scrolled up under the header, the explanation that a step changes
+    (the sentence, and the rule or the readout) starts on the same screen, at every step (every ε stop),
+    driven with the keyboard."""
+    context, tab = open_page(browser, served_site, lang, path, size=PHONE)
+    problems = []
+    try:
+        root = start(tab, name)
+        if name == "nudge":
+            root.locator("input[type=range]").nth(1).focus()
+            stops, key = len(exported[name]["epsilons"]), "ArrowLeft"
+        else:
+            root.locator(".xp-stage").focus()
+            stops, key = len(exported[name]["steps"]), "ArrowRight"
+        tab.keyboard.press("End" if name == "nudge" else "Home")
+        for stop in range(stops):
+            if stop:
+                tab.keyboard.press(key)
+            got = tab.evaluate(ON_SCREEN_JS, [name, list(EXPLANATION[name])])
+            where = f"{name} ({lang}{', home' if path == HOME else ''}), {key} × {stop}"
+            if got["controls"][0] < got["header"] or got["controls"][1] > got["height"]:
+                problems.append(f"{where}: the controls are not on screen: {got['controls']}")
+            problems += [f"{where}: {sel} starts at y = {top:.0f}, below the {got['height']} px screen"
+                         for sel, top in got["parts"] if not got["header"] <= top < got["height"] - 24]
+    finally:
+        context.close()
+    assert not problems, "\n".join(problems[:20])

@@ -97,8 +97,12 @@
       eps.input.value = String(state.eps);
       knob.out.textContent = "θ = " + k.theta[lang];
       eps.out.textContent = "ε = " + e;
-      knob.input.setAttribute("aria-valuetext", "θ = " + k.theta[lang]);
-      eps.input.setAttribute("aria-valuetext", "ε = " + e);
+      /* what a screen reader hears: the value shown, in the page's words (not the slider's index) */
+      var spoken = data.epsilons_spoken[state.eps];
+      knob.input.setAttribute("aria-valuetext", fill(t.knobValue, { theta: k.theta[lang] }));
+      eps.input.setAttribute("aria-valuetext", spoken.mantissa === null
+        ? fill(t.epsValue, { exponent: spoken.exponent[lang] })
+        : fill(t.epsValueTimes, { mantissa: spoken.mantissa[lang], exponent: spoken.exponent[lang] }));
       cells.loss.textContent = k.loss[lang];
       cells.exact.textContent = k.exact[lang];
       cells.forward.textContent = cell.forward[lang];

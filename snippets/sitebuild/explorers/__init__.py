@@ -97,6 +97,15 @@ def power(value: float) -> dict[str, str]:
     return {lang: style.power(value, lang) for lang in LANGS}
 
 
+def spoken_power(value: float) -> dict:
+    """power(value)'s parts, for words read aloud ("3,2 vezes 10 elevado a −7"): {"mantissa": {pt, en},
+    "exponent": {pt, en}}, the mantissa None when it is 1 ("10 elevado a −5")."""
+    parts = {lang: style.spoken_power(value, lang) for lang in LANGS}
+    mantissa = {lang: parts[lang]["mantissa"] for lang in LANGS}
+    mantissa = None if None in mantissa.values() else mantissa
+    return {"mantissa": mantissa, "exponent": {lang: parts[lang]["exponent"] for lang in LANGS}}
+
+
 # ---- formulas, typeset at build time, with slots for culpa's numbers ----
 # An explorer's formula is {"tex": ..., "slots": {name: {pt, en}}, "say": {pt, en}}: TeX in which each
 # number is a slot, \htmlData{slot=NAME}{0}, the number each slot shows, and the formula read aloud (the

@@ -20,7 +20,7 @@ import math
 import numpy as np
 
 from sitebuild import lessons
-from sitebuild.explorers import formula, power, text
+from sitebuild.explorers import formula, power, spoken_power, text
 
 INPUTS = ["snippets/lessons/a_billion_knobs.py"]
 
@@ -173,6 +173,9 @@ def export() -> dict:
         "explorer": "nudge",
         "knob_name": "W⁽¹⁾[1, 0]",
         "epsilons": [power(10.0**e) for e in EPS_EXPONENTS],
+        # each ε read aloud (the ε slider's aria-valuetext, in the words of strings' [explorer-nudge]): the
+        # parts of the number "epsilons" shows, so that what a screen reader hears is what the page shows
+        "epsilons_spoken": [spoken_power(10.0**e) for e in EPS_EXPONENTS],
         "eps_raw": [float(10.0**e) for e in EPS_EXPONENTS],
         "default_knob": DEFAULT_KNOB, "default_eps": DEFAULT_EPS,
         "precisions": list(PRECISIONS),
@@ -214,6 +217,9 @@ def check(data: dict) -> list[str]:
         if shown != expected:
             problems.append(f"nudge, {where}: shows {shown}, culpa computes {expected}")
 
+    for e, exponent in enumerate(EPS_EXPONENTS):  # the ε read aloud is the ε shown
+        same(f"ε step {e + 1}", data["epsilons"][e], power(10.0**exponent))
+        same(f"ε step {e + 1} read aloud", data["epsilons_spoken"][e], spoken_power(10.0**exponent))
     if data["precisions"] != list(PRECISIONS):
         problems.append(f"nudge: precisions {data['precisions']}, the exporter computes {list(PRECISIONS)}")
     places = {(k, data["default_eps"]) for k in range(len(OFFSETS))}
