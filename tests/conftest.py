@@ -31,15 +31,16 @@ def pytest_collection_modifyitems(config, items):
 
 
 def pytest_collection_finish(session):
-    """A test module may define start_early(config): it is called once, after collection, if one of its
-    tests was selected (tests/browser/test_run_in_page.py starts its minutes of Python in the browser)."""
+    """A test module may define start_early(session): it is called once, after collection, if one of its
+    tests was selected. tests/browser/test_run_in_page.py starts its minutes of Python in the browser, and
+    tests/browser/test_pages_in_browser.py its visits of every page, each in a thread of its own."""
     started = set()
     for item in session.items:
         module = getattr(item, "module", None)
         start = getattr(module, "start_early", None)
         if start is not None and module not in started:
             started.add(module)
-            start(session.config)
+            start(session)
 
 
 def pytest_addoption(parser):

@@ -11,11 +11,14 @@ A test that takes a `site_page` argument runs once per page of the site in both 
 from __future__ import annotations
 
 import asyncio
+import threading
+from concurrent.futures import Future
 
 import pytest
 from visiting import NO_CHROMIUM, Visit, find_chromium, in_ci, visit_all
 
 from support.served import SitePage, source_pages
+from support.site import shared_site
 
 CHROMIUM_ARGS = [
     "--no-sandbox",
@@ -53,20 +56,51 @@ def chromium() -> str:
     return executable
 
 
-@pytest.fixture(scope="session")
-def visits(chromium, served_site, request):
-    """The record of each page's visit (tests/browser/visiting.py), by page.
-
-    One Chromium visits every page this session's tests ask about, a few at a time, the first time one
-    is asked for.
-    """
+def wanted_pages(items) -> dict[str, SitePage]:
+    """The pages this session's tests ask about (a site_page or lab_page parameter), by id."""
     wanted = {}
-    for item in request.session.items:
+    for item in items:
         params = getattr(getattr(item, "callspec", None), "params", {})
         for name in ("site_page", "lab_page"):
             if name in params:
                 wanted[params[name].id] = params[name]
+    return wanted
+
+
+EARLY_VISITS: dict[str, Future] = {}
+
+
+def start_visits_early(session) -> None:
+    """Visit every wanted page now, in a thread of its own, as soon as the session's site is built, so that
+    the visits overlap the tests that need no browser (they run first: tests/conftest.py)."""
+    chromium = find_chromium()
+    pages = list(wanted_pages(session.items).values())
+    if chromium is None or not pages or "all" in EARLY_VISITS:
+        return  # without Chromium the `chromium` fixture skips (or fails under CI=true) with its reason
+    future: Future = Future()
+
+    def work() -> None:
+        try:
+            site = shared_site(session.config)
+            future.set_result(asyncio.run(visit_all(chromium, CHROMIUM_ARGS, site, pages)))
+        except BaseException as error:  # handed to the fixture, which fails the tests with it
+            future.set_exception(error)
+
+    threading.Thread(target=work, name="visits", daemon=True).start()
+    EARLY_VISITS["all"] = future
+
+
+@pytest.fixture(scope="session")
+def visits(chromium, served_site, request):
+    """The record of each page's visit (tests/browser/visiting.py), by page.
+
+    One Chromium visits every page this session's tests ask about, a few at a time: started early when a
+    module that uses it says so (start_early), otherwise the first time one is asked for.
+    """
+    wanted = wanted_pages(request.session.items)
     done = {}
+    if "all" in EARLY_VISITS:
+        done.update(EARLY_VISITS["all"].result())
 
     def visit(page: SitePage) -> Visit:
         if page.id not in done:

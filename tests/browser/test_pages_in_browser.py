@@ -51,6 +51,13 @@ RAW_TEX = {
 SOURCE_MATH = re.compile(r"\$[^$\n]+\$|\\\(|\\\[")
 
 
+def start_early(session) -> None:
+    """The visits (minutes of Chromium) start right after collection, beside the other tests (conftest.py)."""
+    from conftest import start_visits_early
+
+    start_visits_early(session)
+
+
 # --- the rules -------------------------------------------------------------------------------------
 
 

@@ -235,7 +235,7 @@ async def page_03_checks(tab, run: PageRun, lang: str) -> dict:
 EARLY: dict[str, Future] = {}
 
 
-def start_early(config) -> None:
+def start_early(session) -> None:
     """Called once after collection when a test of this module is selected (tests/conftest.py): the whole
     run starts now, in a thread of its own, as soon as the session's site is built, so that its minutes of
     Python in the browser overlap the tests that need no browser (they run first)."""
@@ -246,7 +246,7 @@ def start_early(config) -> None:
 
     def work() -> None:
         try:
-            future.set_result(asyncio.run(run_everything(chromium, shared_site(config))))
+            future.set_result(asyncio.run(run_everything(chromium, shared_site(session.config))))
         except BaseException as error:  # handed to the fixture, which fails the tests with it
             future.set_exception(error)
 
