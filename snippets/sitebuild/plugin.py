@@ -23,7 +23,7 @@ from pathlib import Path
 from mkdocs.plugins import BasePlugin, CombinedEvent, event_priority
 
 from sitebuild import patches
-from sitebuild.project import Project
+from sitebuild.project import Project, page_language
 from sitebuild.steps import (
     a11y_words,
     alternates,
@@ -130,7 +130,7 @@ class SitePlugin(BasePlugin):
 
     def on_post_page(self, output, *, page, config):
         output = self.alternates.absolute(output, page, config)  # hreflang links as full URLs
-        output = a11y_words.on_post_page(output, _language(config))  # a11y.js's words, in the page's language
+        output = a11y_words.on_post_page(output, page_language(page))  # a11y.js's words, the page's language
         return self.explorers.load_scripts(output, page)  # each explorer's script, on its pages only
 
     # ---- the built site --------------------------------------------------------------------------------

@@ -22,6 +22,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from mkdocs.exceptions import PluginError
+
 # Anything that measures time (figures marked TIMING, the labs' kernel) runs in culpa's pinned environment
 # (one BLAS thread, glibc keeping freed memory): its one home is culpa.benchmark.
 from culpa.benchmark import PINNED_ENV as PINNED_ENV
@@ -29,6 +31,16 @@ from culpa.benchmark import PINNED_ENV as PINNED_ENV
 ROOT = Path(__file__).resolve().parents[2]  # this repository: snippets/sitebuild/project.py
 LANGS = ("pt", "en")  # pt first: the site's default language, at its root
 WHEEL_FOLDER = "culpa"  # <site>/culpa/<culpa's wheel>
+
+
+def page_language(page) -> str:
+    """The language of a page: the folder of docs/ it lives in (docs/pt/..., docs/en/...)."""
+    lang = page.file.src_uri.split("/", 1)[0]
+    if lang not in LANGS:
+        raise PluginError(f"{page.file.src_uri} is in no language folder of docs/ ({', '.join(LANGS)}), so "
+                          "the build has none of its words for it")
+    return lang
+
 
 @dataclass(frozen=True)
 class Project:

@@ -11,14 +11,13 @@ A test that takes a `site_page` argument runs once per page of the site in both 
 from __future__ import annotations
 
 import asyncio
-import threading
 from concurrent.futures import Future
 
 import pytest
 from visiting import NO_CHROMIUM, Visit, find_chromium, in_ci, visit_all
 
 from support.served import SitePage, source_pages
-from support.site import shared_site
+from support.site import in_thread, shared_site
 
 CHROMIUM_ARGS = [
     "--no-sandbox",
@@ -77,17 +76,8 @@ def start_visits_early(session) -> None:
     pages = list(wanted_pages(session.items).values())
     if chromium is None or not pages or "all" in EARLY_VISITS:
         return  # without Chromium the `chromium` fixture skips (or fails under CI=true) with its reason
-    future: Future = Future()
-
-    def work() -> None:
-        try:
-            site = shared_site(session.config)
-            future.set_result(asyncio.run(visit_all(chromium, CHROMIUM_ARGS, site, pages)))
-        except BaseException as error:  # handed to the fixture, which fails the tests with it
-            future.set_exception(error)
-
-    threading.Thread(target=work, name="visits", daemon=True).start()
-    EARLY_VISITS["all"] = future
+    EARLY_VISITS["all"] = in_thread("visits", lambda: asyncio.run(
+        visit_all(chromium, CHROMIUM_ARGS, shared_site(session.config), pages)))
 
 
 @pytest.fixture(scope="session")

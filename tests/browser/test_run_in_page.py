@@ -21,7 +21,6 @@ import json
 import os
 import subprocess
 import sys
-import threading
 import time
 from concurrent.futures import Future
 from dataclasses import dataclass, field
@@ -32,7 +31,7 @@ from visiting import find_chromium
 
 from support.pages import load_page, page_files
 from support.served import LANGS, ServedSite, SitePage
-from support.site import shared_site
+from support.site import in_thread, shared_site
 
 PYODIDE_PATHS = ("assets/vendor/pyodide/", "assets/run/worker.js", "culpa/culpa-")
 RUN_TIMEOUT_MS = 180_000  # a first Run loads Python; page 09 trains a network
@@ -242,16 +241,8 @@ def start_early(session) -> None:
     chromium = find_chromium()
     if chromium is None:
         return  # the `chromium` fixture skips (or fails under CI=true) with its reason
-    future: Future = Future()
-
-    def work() -> None:
-        try:
-            future.set_result(asyncio.run(run_everything(chromium, shared_site(session.config))))
-        except BaseException as error:  # handed to the fixture, which fails the tests with it
-            future.set_exception(error)
-
-    threading.Thread(target=work, name="run-in-page", daemon=True).start()
-    EARLY["session"] = future
+    EARLY["session"] = in_thread("run-in-page", lambda: asyncio.run(
+        run_everything(chromium, shared_site(session.config))))
 
 
 @pytest.fixture(scope="module")

@@ -13,6 +13,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+from concurrent.futures import Future
 from http.server import ThreadingHTTPServer
 from pathlib import Path
 
@@ -100,6 +101,21 @@ def _build_and_serve(config: pytest.Config) -> dict:
 
     config.add_cleanup(stop)
     return {"site": ServedSite(dir=target, origin=origin, prefix=f"/{REPO}/")}
+
+
+def in_thread(name: str, work) -> Future:
+    """Start work() in a daemon thread of its own; its result (or what it raised) comes back through the
+    future. Early browser sessions (`start_early`, tests/conftest.py) run so, beside the other tests."""
+    future: Future = Future()
+
+    def run() -> None:
+        try:
+            future.set_result(work())
+        except BaseException as error:  # handed to whoever waits, which fails its tests with it
+            future.set_exception(error)
+
+    threading.Thread(target=run, name=name, daemon=True).start()
+    return future
 
 
 @pytest.fixture(scope="session")

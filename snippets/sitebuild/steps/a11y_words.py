@@ -8,6 +8,8 @@ from __future__ import annotations
 import html
 import re
 
+from mkdocs.exceptions import PluginError
+
 from sitebuild import strings
 
 A11Y_SCRIPT = re.compile(r'<script\b(?=[^>]*\bsrc="[^"]*assets/a11y\.js")')
@@ -18,5 +20,6 @@ def on_post_page(output: str, lang: str) -> str:
     attrs = "".join(f' data-{key}="{html.escape(text)}"' for key, text in sorted(words.items()))
     output, found = A11Y_SCRIPT.subn(lambda m: m.group(0) + attrs, output, count=1)
     if not found:
-        raise ValueError("a page without assets/a11y.js: mkdocs.yml's extra_javascript must list it")
+        raise PluginError("sitebuild/steps/a11y_words.py: a page without assets/a11y.js: mkdocs.yml's "
+                          "extra_javascript must list it")
     return output

@@ -39,7 +39,7 @@ from mkdocs.structure.files import File
 from mkdocs.utils import get_relative_url
 
 from sitebuild import explorers, strings
-from sitebuild.project import Project
+from sitebuild.project import Project, page_language
 from sitebuild.steps.katex_render import render
 
 ROOT_ATTR = re.compile(r'<div\b[^>]*\bdata-explorer="([^"]*)"')
@@ -135,7 +135,8 @@ class Explorers:
         if unknown:
             raise PluginError(f"explorers: {page.file.src_uri} asks for data-explorer={unknown}; the "
                               f"explorers are {list(explorers.NAMES)}")
-        output = ROOT_TAG.sub(lambda m: m.group(0)[:-1] + words(m.group(1), _lang(page)) + ">", output)
+        lang = page_language(page)
+        output = ROOT_TAG.sub(lambda m: m.group(0)[:-1] + words(m.group(1), lang) + ">", output)
         tags = "".join(  # start.js first: each explorer's script calls it
             f'<script defer src="{get_relative_url(f"assets/explorers/{name}.js", page.url)}"></script>'
             for name in ["start", *names])
@@ -155,14 +156,6 @@ def words(name: str, lang: str) -> str:
 def _kebab(key: str) -> str:
     """stepForward -> step-forward: the attribute the browser reads back as dataset.tStepForward."""
     return CAMEL.sub(lambda m: "-" + m.group(1).lower(), key)
-
-
-def _lang(page) -> str:
-    lang = page.file.src_uri.split("/", 1)[0]
-    if lang not in explorers.LANGS:
-        raise PluginError(f"explorers: {page.file.src_uri} is in no language folder "
-                          f"({list(explorers.LANGS)}), so its explorers have no words")
-    return lang
 
 
 def _replace(files, file) -> None:

@@ -26,7 +26,7 @@ from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File
 
 from sitebuild import make_figures, strings, style
-from sitebuild.project import LANGS, Project
+from sitebuild.project import LANGS, Project, page_language
 
 PHONE_MEDIA = "(max-width: 44.9375em)"  # Material's phone and small-tablet layout
 FIGURE_IMG = re.compile(r'<img\b[^>]*\bsrc="([^"]*\bfigures/[^"/]+)\.svg"[^>]*>')
@@ -35,10 +35,6 @@ FIGURE_IMG = re.compile(r'<img\b[^>]*\bsrc="([^"]*\bfigures/[^"/]+)\.svg"[^>]*>'
 def machine_text(lang: str, machine: tuple[str, int]) -> str:
     cpu, cores = machine
     return strings.of(lang)["figures"]["machine"].format(cpu=cpu, cores=cores)
-
-
-def page_language(page) -> str:
-    return page.file.src_uri.split("/", 1)[0]
 
 
 class Figures:

@@ -36,7 +36,7 @@ import re
 from mkdocs.exceptions import PluginError
 
 from sitebuild import strings
-from sitebuild.project import LANGS, WHEEL_FOLDER
+from sitebuild.project import WHEEL_FOLDER, page_language
 
 TOKEN = re.compile(
     r"<!--\s*(?P<mark>pytest[-.][^>]*?)\s*-->"
@@ -69,15 +69,6 @@ LAB_TOO_FINE = re.compile(r"\bt_bp\b|\bt_forward\b")
 
 def _code(body: str) -> str:
     return html.unescape(TAG.sub("", body))
-
-
-def _lang(page) -> str:
-    lang = page.file.src_uri.split("/", 1)[0]
-    if lang not in LANGS:
-        raise PluginError(
-            f"sitebuild/steps/run_blocks.py: {page.file.src_uri}: no Run strings for language '{lang}'"
-        )
-    return lang
 
 
 OL_TAG = re.compile(r"<(/?)ol\b[^>]*>")
@@ -199,7 +190,7 @@ def mark_lab_page(content: str, lang: str) -> tuple[str, list[dict]]:
 def on_page_content(html_text: str, page, config, wheel) -> str:
     """The page's HTML with every Python block marked and given its bar; its blocks in a run-config blob.
     `wheel` is the build's wheel step: it fills the install command and names the wheel's path."""
-    lang = _lang(page)
+    lang = page_language(page)
     is_lab = page.file.src_uri.split("/")[1:2] == ["labs"]
     content, blocks = (mark_lab_page if is_lab else mark_markdown_page)(html_text, lang)
     if not blocks:
