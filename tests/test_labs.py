@@ -214,6 +214,19 @@ def test_first_code_cell_fits_80_columns_with_the_pages_address(lab_id):
 
 
 @pytest.mark.parametrize("lab_id", LAB_IDS)
+def test_no_lab_cell_printed_to_stderr(built_site, lab_id):
+    """What a lab's cells print to stderr is noise a reader should never see on the page (matplotlib's
+    "findfont" lines, when its font list was written by another install: sitebuild/__init__.py keeps the
+    build's own); the labs print their results to stdout."""
+    import nbformat
+
+    notebook = nbformat.read(executed_download(built_site, lab_id), as_version=4)
+    noise = [(k, "".join(o.get("text", ""))[:120]) for k, cell in enumerate(notebook.cells)
+             for o in cell.get("outputs", []) if o.get("name") == "stderr"]
+    assert not noise, f"{source(lab_id)}: cells printed to stderr (cell index, text): {noise[:3]}"
+
+
+@pytest.mark.parametrize("lab_id", LAB_IDS)
 def test_lab_page_is_the_rendered_notebook_with_outputs_and_figures(built_site, lab_id):
     page = page_dir(built_site, lab_id) / "index.html"
     assert page.is_file(), f"no page for {source(lab_id)} at {page.relative_to(built_site)}"
