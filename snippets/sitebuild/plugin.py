@@ -27,6 +27,7 @@ from sitebuild.project import Project
 from sitebuild.steps import (
     a11y_words,
     alternates,
+    credits,
     explorers,
     figures,
     images,
@@ -34,8 +35,10 @@ from sitebuild.steps import (
     localized_404,
     notebooks,
     offscreen,
+    page_code,
     prose_numbers,
     rebuild_cache,
+    report_mistake,
     run_blocks,
     search_per_language,
     wheel,
@@ -77,7 +80,7 @@ class SitePlugin(BasePlugin):
 
     def on_env(self, env, *, config, files):
         env.bytecode_cache = self.reuse.templates  # Material's templates compiled once per process
-        return env
+        return credits.on_env(env, _language(config))  # the footer: licences and credits, this language
 
     # ---- each page: Markdown ---------------------------------------------------------------------------
     def on_page_markdown(self, markdown, *, page, config, files):
@@ -104,6 +107,8 @@ class SitePlugin(BasePlugin):
         html = search_per_language.exclude_code(html)  # the search index keeps prose, not code blocks
         html = self.figures.pictures(html, page, files)  # each figure: its phone drawing on a phone
         html = self.labs.finish_page(html, page, config, files)  # a lab: links, scripts, CSS, alt, download
+        html = page_code.on_page_content(html, page, config, _language(config))  # the page's code as a .py
+        html = report_mistake.on_page_content(html, page, config, _language(config), self.project.root)
         html = run_blocks.on_page_content(html, page, config, self.wheel)  # Run, Stop, Reset under code
         html = images.on_page_content(html, page, files)  # every <img> sized; lazy below the first screen
         html = self.formulas.typeset(html, page)  # every formula KaTeX's HTML (a plain copy for search)
@@ -143,6 +148,8 @@ class SitePlugin(BasePlugin):
         search_per_language.split_index(Path(config.site_dir))  # one search index per language
         self.alternates.write_sitemaps(config)  # a sitemap.xml beside every page, one per language root
         self.wheel.publish(config)  # <site>/culpa/<wheel>; placeholders filled in what skipped Markdown
+        if not _nested_language_build(config):  # once, at the site's root
+            credits.publish_licence(self.project.root, Path(config.site_dir))  # <site>/LICENSE.txt
 
     on_post_build = CombinedEvent(_post_build_each_language, _post_build_whole_site)
 
@@ -150,3 +157,10 @@ class SitePlugin(BasePlugin):
 def _language(config) -> str:
     i18n = config.plugins.get("i18n")
     return i18n.current_language if i18n is not None else "pt"
+
+
+def _nested_language_build(config) -> bool:
+    """True while the i18n plugin builds another language than the default, inside the default's build
+    (its site_dir is then that language's folder)."""
+    i18n = config.plugins.get("i18n")
+    return bool(i18n is not None and getattr(i18n, "building", False))
