@@ -33,11 +33,12 @@ class Credit:
     licence: str
 
 
-# What the site serves from others: the theme and what its bundle carries (search, icons), and what
+# What the site serves from others: the theme and what it carries (search and its languages, icons), and what
 # docs/assets/vendor holds (VENDORED.md): KaTeX's CSS and fonts, Pyodide, and the Python and NumPy it runs.
 CREDITS = (
     Credit("Material for MkDocs", "https://squidfunk.github.io/mkdocs-material/", "MIT"),
     Credit("lunr.js", "https://lunrjs.com/", "MIT"),
+    Credit("lunr-languages", "https://github.com/MihaiValentin/lunr-languages", "MPL"),
     Credit("Material Design Icons", "https://pictogrammers.com/library/mdi/", "Pictogrammers Free License"),
     Credit("KaTeX", "https://katex.org/", "MIT"),
     Credit("Pyodide", "https://pyodide.org/", "MPL-2.0"),
@@ -51,10 +52,11 @@ def footer_html(lang: str, base_url: str) -> str:
     s = strings.of(lang)["reader"]
     esc = html.escape
     code = f'<a href="{esc(base_url.rstrip("/"))}/{SERVED_LICENCE}">{esc(s["code_licence"])}</a>'
-    text = f'<a href="{esc(s["text_licence_url"])}" hreflang="{lang}">{esc(s["text_licence"])}</a>'
+    text = f'<a href="{esc(s["text_licence_url"])}">{esc(s["text_licence"])}</a>'
     licences = esc(s["footer_licences"]).replace("{code}", code).replace("{text}", text)
     credits = " · ".join(
-        f'<a href="{esc(c.url)}">{esc(c.name)}</a> ({esc(c.licence)})' for c in CREDITS
+        f'<a href="{esc(c.url)}">{esc(c.name)}</a> <span class="licence">({esc(c.licence)})</span>'
+        for c in CREDITS
     )
     return (f'<p>{esc(s["footer_rights"])} {licences}</p>'
             f'<p>{esc(s["footer_credits"])} {credits}</p>')
