@@ -3,7 +3,8 @@
 - Every page of both languages (chapters, short path, labs, home) ends with a line to report a mistake: a
   link to a new issue in the repository the build names (the clone command's, steps/wheel.py), its title
   the page's name; a build that knows only its own folder links nothing, and no page links a local path
-  (sitebuild/steps/report_mistake.py).
+  (sitebuild/steps/report_mistake.py). A slow test builds the site as the Pages workflow does, with
+  CULPA_REPOSITORY_URL, and checks every page's link.
 - Every page's footer, 404 pages included, says in the page's language that the code is MIT (a link to the
   served LICENSE.txt, the repository's LICENSE) and the text CC BY 4.0, and credits every package vendored
   under docs/assets/vendor (VENDORED.md) with the licence VENDORED.md gives (sitebuild/steps/credits.py).
@@ -23,6 +24,7 @@ from sitebuild import strings
 from sitebuild.steps import credits, report_mistake
 from support.pages import DOCS, LANGS, ROOT
 from support.served import REPO
+from support.site import build_site
 
 NOT_PAGES = {"assets", "search", "culpa", "figures", *LANGS}
 
@@ -192,3 +194,34 @@ def test_every_footer_has_the_licences_and_the_credits_in_its_language(built_sit
 def test_the_footer_credits_name_what_vendored_md_names():
     names = " ".join(c.name.lower() for c in credits.CREDITS)
     assert all(package.lower() in names for package, _ in vendored())
+
+
+@pytest.mark.slow
+def test_a_build_that_knows_its_repository_links_a_new_issue_on_every_page(monkeypatch, tmp_path):
+    """The Pages workflow's case, built for real: with CULPA_REPOSITORY_URL set, every page of both
+    languages links a new issue in that repository, titled with the page's name (its <title> before the
+    site's name) and with the page's address in the body."""
+    monkeypatch.setenv("CULPA_REPOSITORY_URL", "https://github.com/o/r")
+    site = tmp_path / "site"
+    proc = build_site(site, site_url="https://o.github.io/r/")
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    problems = []
+    for lang, page in built_pages(site):
+        text = page.read_text(encoding="utf-8")
+        name = page.relative_to(site).as_posix()
+        line = REPORT.search(text)
+        link = line and re.search(r'<a href="([^"]+)">', line.group("body"))
+        if not link:
+            problems.append(f"{name}: no link in its report line")
+            continue
+        url = urlsplit(html.unescape(link.group(1)))
+        query = parse_qs(url.query)
+        title = html.unescape(re.search(r"<title>(.*?)</title>", text, re.S).group(1)).rsplit(" - ", 1)[0]
+        address = "https://o.github.io/r/" + page.parent.relative_to(site).as_posix() + "/"
+        if f"{url.netloc}{url.path}" != "github.com/o/r/issues/new":
+            problems.append(f"{name}: the report link goes to {url.geturl()}")
+        elif query.get("title") != [strings.of(lang)["reader"]["issue_title"].format(page=title)]:
+            problems.append(f"{name}: the issue's title is {query.get('title')}, not the page's {title!r}")
+        elif address.replace("/./", "/") not in query.get("body", [""])[0]:
+            problems.append(f"{name}: the issue's body does not give the page's address {address}")
+    assert not problems, "\n".join(problems)
