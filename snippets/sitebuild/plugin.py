@@ -8,7 +8,8 @@ calls them; within an event the steps run in the order written.
 Two other plugins shape the order:
 - mkdocs-static-i18n builds the site once per language: the pt build runs every event below, and its
   on_post_build (priority -100) runs the en build, which runs every event again, nested. Steps that must see
-  every language built (the 404 pages, the per-language search index, the sitemaps, the wheel) run after it.
+  every language built (the 404 pages, the per-language search index, the sitemaps, the wheel, the
+  served LICENSE) run after it.
 - Material's search plugin indexes a page in on_page_context (priority 0): the formulas step hands it a
   plain-text copy of the page just before, and takes it back just after.
 
@@ -107,8 +108,9 @@ class SitePlugin(BasePlugin):
         html = search_per_language.exclude_code(html)  # the search index keeps prose, not code blocks
         html = self.figures.pictures(html, page, files)  # each figure: its phone drawing on a phone
         html = self.labs.finish_page(html, page, config, files)  # a lab: links, scripts, CSS, alt, download
-        html = page_code.on_page_content(html, page, config, _language(config))  # the page's code as a .py
-        html = report_mistake.on_page_content(html, page, config, _language(config), self.project.root)
+        lang = _language(config)
+        html = page_code.on_page_content(html, page, config, lang)  # the page's code as a .py, linked
+        html = report_mistake.on_page_content(html, page, config, lang, self.project.root)  # at its end
         html = run_blocks.on_page_content(html, page, config, self.wheel)  # Run, Stop, Reset under code
         html = images.on_page_content(html, page, files)  # every <img> sized; lazy below the first screen
         html = self.formulas.typeset(html, page)  # every formula KaTeX's HTML (a plain copy for search)
