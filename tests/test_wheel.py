@@ -64,7 +64,7 @@ def test_the_wheel_is_culpa_as_pyproject_describes_it(wheel):
 
 def test_the_wheel_is_rebuilt_when_culpa_changes_and_only_then(tmp_path):
     project = tmp_path / "project"
-    for name in ("pyproject.toml",):
+    for name in ("pyproject.toml", "LICENSE"):
         (project / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(ROOT / name, project / name)
     shutil.copytree(PACKAGE, project / "snippets" / "culpa", ignore=shutil.ignore_patterns("__pycache__"))
@@ -80,6 +80,44 @@ def test_the_wheel_is_rebuilt_when_culpa_changes_and_only_then(tmp_path):
     assert second != first, "a changed culpa must give a new wheel"
     assert second.name != first.name, "a changed culpa must give a new version, so that pip replaces it"
     assert wheel_sources(second) == repository_sources(project / "snippets" / "culpa")
+
+
+def test_the_wheel_carries_the_licence_file(wheel):
+    """The wheel is MIT as pyproject says, and carries the repository's LICENSE: in its .dist-info, named by
+    a License-File line of METADATA (RECORD's hash of it: the test below)."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    licence = (ROOT / "LICENSE").read_text(encoding="utf-8")
+    assert project["license"] == {"text": "MIT"} and licence.startswith("MIT License\n"), (
+        "pyproject.toml says MIT: the top-level LICENSE must be the MIT text"
+    )
+    assert "Copyright (c) 2026 the Backpropagation, visualized authors" in licence
+    with zipfile.ZipFile(wheel) as z:
+        info = next(n for n in z.namelist() if n.endswith(".dist-info/METADATA")).rsplit("/", 1)[0]
+        meta = email.message_from_bytes(z.read(f"{info}/METADATA"))
+        named = meta.get_all("License-File") or []
+        assert named == ["LICENSE"], f"{wheel.name}: METADATA names the licence files {named}, not LICENSE"
+        assert f"{info}/LICENSE" in z.namelist(), f"{wheel.name}: no {info}/LICENSE"
+        assert z.read(f"{info}/LICENSE") == (ROOT / "LICENSE").read_bytes(), (
+            f"{wheel.name}: its LICENSE is not the repository's"
+        )
+    assert meta["License"] == "MIT"
+
+
+def test_a_changed_licence_gives_a_new_wheel(tmp_path):
+    project = tmp_path / "project"
+    project.mkdir()
+    for name in ("pyproject.toml", "LICENSE"):
+        shutil.copy(ROOT / name, project / name)
+    shutil.copytree(PACKAGE, project / "snippets" / "culpa", ignore=shutil.ignore_patterns("__pycache__"))
+    wheel_hook.build_wheel(project, tmp_path / "cache")
+    (project / "LICENSE").write_text("MIT License\n\nCopyright (c) 2027 someone else\n", encoding="utf-8")
+    second = wheel_hook.build_wheel(project, tmp_path / "cache")
+    with zipfile.ZipFile(second) as z:
+        carried = next(z.read(n) for n in z.namelist() if n.endswith(".dist-info/LICENSE"))
+    assert carried == (project / "LICENSE").read_bytes(), "the cached wheel kept the old LICENSE"
+    (project / "LICENSE").unlink()
+    with pytest.raises(wheel_hook.PluginError, match="LICENSE"):
+        wheel_hook.build_wheel(project, tmp_path / "cache")
 
 
 def test_the_same_source_gives_the_same_wheel_bytes(tmp_path):
@@ -149,7 +187,8 @@ def test_installing_again_after_culpa_changed_replaces_the_old_code(tmp_path):
 
     project = tmp_path / "project"
     project.mkdir()
-    shutil.copy(ROOT / "pyproject.toml", project / "pyproject.toml")
+    for name in ("pyproject.toml", "LICENSE"):
+        shutil.copy(ROOT / name, project / name)
     shutil.copytree(PACKAGE, project / "snippets" / "culpa", ignore=shutil.ignore_patterns("__pycache__"))
     first = wheel_hook.build_wheel(project, tmp_path / "cache")
     init = project / "snippets" / "culpa" / "__init__.py"

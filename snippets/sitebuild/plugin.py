@@ -8,7 +8,8 @@ calls them; within an event the steps run in the order written.
 Two other plugins shape the order:
 - mkdocs-static-i18n builds the site once per language: the pt build runs every event below, and its
   on_post_build (priority -100) runs the en build, which runs every event again, nested. Steps that must see
-  every language built (the 404 pages, the per-language search index, the sitemaps, the wheel) run after it.
+  every language built (the 404 pages, the per-language search index, the sitemaps, the wheel, the
+  served LICENSE) run after it.
 - Material's search plugin indexes a page in on_page_context (priority 0): the formulas step hands it a
   plain-text copy of the page just before, and takes it back just after.
 
@@ -27,6 +28,7 @@ from sitebuild.project import Project, page_language
 from sitebuild.steps import (
     a11y_words,
     alternates,
+    credits,
     explorers,
     figures,
     images,
@@ -34,8 +36,10 @@ from sitebuild.steps import (
     localized_404,
     notebooks,
     offscreen,
+    page_code,
     prose_numbers,
     rebuild_cache,
+    report_mistake,
     run_blocks,
     search_per_language,
     wheel,
@@ -77,7 +81,7 @@ class SitePlugin(BasePlugin):
 
     def on_env(self, env, *, config, files):
         env.bytecode_cache = self.reuse.templates  # Material's templates compiled once per process
-        return env
+        return credits.on_env(env, _language(config))  # the footer: licences and credits, this language
 
     # ---- each page: Markdown ---------------------------------------------------------------------------
     def on_page_markdown(self, markdown, *, page, config, files):
@@ -104,6 +108,9 @@ class SitePlugin(BasePlugin):
         html = search_per_language.exclude_code(html)  # the search index keeps prose, not code blocks
         html = self.figures.pictures(html, page, files)  # each figure: its phone drawing on a phone
         html = self.labs.finish_page(html, page, config, files)  # a lab: links, scripts, CSS, alt, download
+        lang = _language(config)
+        html = page_code.on_page_content(html, page, config, lang)  # the page's code as a .py, linked
+        html = report_mistake.on_page_content(html, page, config, lang, self.project.root)  # at its end
         html = run_blocks.on_page_content(html, page, config, self.wheel)  # Run, Stop, Reset under code
         html = images.on_page_content(html, page, files)  # every <img> sized; lazy below the first screen
         html = self.formulas.typeset(html, page)  # every formula KaTeX's HTML (a plain copy for search)
@@ -143,6 +150,8 @@ class SitePlugin(BasePlugin):
         search_per_language.split_index(Path(config.site_dir))  # one search index per language
         self.alternates.write_sitemaps(config)  # a sitemap.xml beside every page, one per language root
         self.wheel.publish(config)  # <site>/culpa/<wheel>; placeholders filled in what skipped Markdown
+        if not _nested_language_build(config):  # once, at the site's root
+            credits.publish_licence(self.project.root, Path(config.site_dir))  # <site>/LICENSE.txt
 
     on_post_build = CombinedEvent(_post_build_each_language, _post_build_whole_site)
 
@@ -150,3 +159,10 @@ class SitePlugin(BasePlugin):
 def _language(config) -> str:
     i18n = config.plugins.get("i18n")
     return i18n.current_language if i18n is not None else "pt"
+
+
+def _nested_language_build(config) -> bool:
+    """True while the i18n plugin builds another language than the default, inside the default's build
+    (its site_dir is then that language's folder)."""
+    i18n = config.plugins.get("i18n")
+    return bool(i18n is not None and getattr(i18n, "building", False))

@@ -28,7 +28,7 @@ def copy_project(target: Path) -> Path:
     caches, so that a test can plant a fault in the copy and build it without re-running every unchanged
     figure and lab."""
     target.mkdir(parents=True)
-    for name in ("mkdocs.yml", "pyproject.toml", "README.md"):  # the last two make culpa's wheel
+    for name in ("mkdocs.yml", "pyproject.toml", "README.md", "LICENSE"):  # the last three: culpa's wheel
         shutil.copy(ROOT / name, target / name)
     shutil.copytree(ROOT / "docs", target / "docs", ignore=shutil.ignore_patterns("__pycache__", "*.ipynb"))
     shutil.copytree(ROOT / "snippets", target / "snippets", ignore=shutil.ignore_patterns("__pycache__"))

@@ -47,6 +47,7 @@ from mkdocs.exceptions import PluginError
 
 from sitebuild import project, strings
 from sitebuild.project import Project
+from sitebuild.steps import page_code
 
 log = logging.getLogger("mkdocs.plugins.sitebuild.notebooks")
 
@@ -314,13 +315,9 @@ def figures_to_files(html: str, page) -> str:
 
 
 def download_link(html: str, lab: Lab) -> str:
-    link = (f'<p class="lab-download"><a class="md-button" href="{lab.name}.ipynb" download>'
-            f"{strings.of(lab.lang)['labs']['download']}</a></p>")
-    end_of_title = html.find("</h1>")
-    if end_of_title < 0:
-        return link + html
-    cut = end_of_title + len("</h1>")
-    return html[:cut] + link + html[cut:]
+    words = strings.of(lab.lang)["labs"]["download"]
+    link = f'<p class="lab-download"><a class="md-button" href="{lab.name}.ipynb" download>{words}</a></p>'
+    return page_code.under_title(html, link)
 
 
 def publish_download(lab: Lab, notebook, page, config, files) -> None:

@@ -1,9 +1,10 @@
 """culpa's wheel, built from this repository by every site build and served by the site; the install command.
 
 1. on_config (Wheel.build) writes `culpa-<version>+<content>-py3-none-any.whl` (wheel_version: a new name
-   whenever culpa's code changes, so that installing again replaces it) from pyproject.toml's [project] and
-   the modules of snippets/culpa/ with the standard library (zipfile; culpa is pure Python, so no build
-   backend is needed and a fresh venv builds the site), cached in .cache/wheel/<hash of those files>/: an
+   whenever culpa's code changes, so that installing again replaces it) from pyproject.toml's [project],
+   the modules of snippets/culpa/ and the top-level LICENSE (in its .dist-info, named by License-File), with
+   the standard library (zipfile; culpa is pure Python, so no build backend is needed and a fresh venv builds
+   the site), cached in .cache/wheel/<hash of those files>/: an
    unchanged source writes nothing. The same source gives the same bytes.
 2. on_page_markdown (Wheel.fill_page) fills in the placeholders of the pages (code fences included):
    `@CULPA_WHEEL_URL@` -> <site_url>culpa/culpa-<version>+<content>-py3-none-any.whl, the address the
@@ -60,9 +61,12 @@ def wheel_name(root: Path) -> str:
     return f"{project['name'].replace('-', '_')}-{wheel_version(root)}-py3-none-any.whl"
 
 
+LICENSE_FILE = "LICENSE"  # the repository's top-level licence (MIT), carried in the wheel's .dist-info
+
+
 def source_files(root: Path) -> list[Path]:
-    """What the wheel is made of: the project's metadata and culpa's source."""
-    return [root / "pyproject.toml", *Project(root).culpa_sources()]
+    """What the wheel is made of: the project's metadata, its licence and culpa's source."""
+    return [root / "pyproject.toml", root / LICENSE_FILE, *Project(root).culpa_sources()]
 
 
 def source_key(root: Path) -> str:
@@ -85,7 +89,7 @@ def wheel_files(root: Path) -> dict[str, bytes]:
     info = f"{name}-{version}.dist-info"
     files = {
         f"culpa/{p.relative_to(root / 'snippets' / 'culpa').as_posix()}": p.read_bytes()
-        for p in source_files(root)[1:]
+        for p in Project(root).culpa_sources()
     }
     metadata = [
         "Metadata-Version: 2.1",
@@ -93,10 +97,13 @@ def wheel_files(root: Path) -> dict[str, bytes]:
         f"Version: {version}",
         f"Summary: {project['description']}",
         f"License: {project.get('license', {}).get('text', '')}",
+        f"License-File: {LICENSE_FILE}",
         f"Requires-Python: {project['requires-python']}",
         *(f"Requires-Dist: {requirement}" for requirement in project.get("dependencies", [])),
     ]
     files[f"{info}/METADATA"] = ("\n".join(metadata) + "\n").encode()
+    # where setuptools puts a License-File of Metadata 2.1: the .dist-info's own folder, under its name
+    files[f"{info}/{LICENSE_FILE}"] = (root / LICENSE_FILE).read_bytes()
     files[f"{info}/WHEEL"] = (
         b"Wheel-Version: 1.0\nGenerator: culpa-site (sitebuild/steps/wheel.py)\nRoot-Is-Purelib: true\n"
         b"Tag: py3-none-any\n"
@@ -119,19 +126,19 @@ def write_wheel(files: dict[str, bytes], target: Path) -> None:
 
 def build_wheel(root: Path, cache: Path) -> Path:
     """The wheel of the project at `root`, written once per source hash."""
-    key = source_key(root)
-    name = wheel_name(root)
-    out = cache / key[:20]
-    wheel = out / name
-    if wheel.is_file():
-        return wheel
     try:
+        key, name = source_key(root), wheel_name(root)
+        out = cache / key[:20]
+        wheel = out / name
+        if wheel.is_file():
+            return wheel
         files = wheel_files(root)
     except (OSError, KeyError, tomllib.TOMLDecodeError) as error:
         raise PluginError(
-            f"sitebuild/steps/wheel.py: cannot write culpa's wheel ({name}) from pyproject.toml and "
+            f"sitebuild/steps/wheel.py: cannot write culpa's wheel from pyproject.toml, {LICENSE_FILE} and "
             f"snippets/culpa: {type(error).__name__}: {error}. pyproject.toml's [project] needs name, "
-            "version, description, requires-python and dependencies."
+            "version, description, requires-python and dependencies; the wheel carries the top-level "
+            f"{LICENSE_FILE}."
         ) from error
     out.mkdir(parents=True, exist_ok=True)
     partial = out / (name + ".part")

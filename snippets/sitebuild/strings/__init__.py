@@ -4,8 +4,9 @@ The two files have the same tables and keys (tests/test_strings.py): [run] is th
 block (assets/run/run.js reads it from the page's run-config), [run_limits] what a block cannot do in the
 browser, [labs] the labs' download link and the cells that cannot run in the page, [figures] the caption
 words of a timing figure, [explorer-NAME] every word of an interactive explorer (its caption included:
-sitebuild/steps/explorers.py writes the table on the explorer's root as data-t-* attributes). `{name}` in a
-string is filled by whoever shows it.
+sitebuild/steps/explorers.py writes the table on the explorer's root as data-t-* attributes), [reader] what
+every page offers (its code as a .py, a way to report a mistake, the footer's licences and credits).
+`{name}` in a string is filled by whoever shows it.
 """
 
 from __future__ import annotations
