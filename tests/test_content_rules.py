@@ -193,8 +193,19 @@ def comma_formats(code: str) -> list[tuple[int, str]]:
         tokens = list(tokenize.generate_tokens(io.StringIO(code).readline))
     except (tokenize.TokenError, SyntaxError, IndentationError):
         tokens = []
+    # Python 3.12+ tokenizes an f-string as FSTRING_START ... FSTRING_END (PEP 701), not one STRING token:
+    # put each back together from the code, so that every Python reads the same strings here.
+    lines = code.splitlines(keepends=True)
+    starts = []
     for tok in tokens:
-        if tok.type != tokenize.STRING:
+        if tok.type == getattr(tokenize, "FSTRING_START", None):
+            starts.append(tok.start)
+            continue
+        if tok.type == getattr(tokenize, "FSTRING_END", None) and starts:
+            (r0, c0), (r1, c1) = starts.pop(), tok.end
+            text = "".join(lines[r0 - 1 : r1])[c0 : len("".join(lines[r0 - 1 : r1 - 1])) + c1]
+            tok = tokenize.TokenInfo(tokenize.STRING, text, (r0, c0), tok.end, tok.line)
+        elif tok.type != tokenize.STRING or starts:
             continue
         prefix = re.match(r"[a-zA-Z]*", tok.string).group(0).lower()
         if "f" in prefix:
