@@ -17,9 +17,13 @@ if find_chromium() is None and not in_ci():
     pytest.skip(f"browser tests skipped: {NO_CHROMIUM}", allow_module_level=True)
 
 HOME = {"pt": "", "en": "en/"}
-RESULTS_SHOWN = """(placeholder) => {
-  const meta = document.querySelector(".md-search-result__meta");
-  return meta && meta.textContent.trim() && meta.textContent.trim() !== placeholder;
+# The results' summary once the worker has answered: "No matching documents", "1 matching document" or
+# "# matching documents" in the page's language (not the placeholder, nor "Initializing search").
+ANSWERED = """() => {
+  const t = JSON.parse(document.getElementById("__config").textContent).translations;
+  const meta = (document.querySelector(".md-search-result__meta")?.textContent || "").trim();
+  const many = new RegExp("^" + t["search.result.other"].replace("#", "\\d+") + "$");
+  return meta === t["search.result.none"] || meta === t["search.result.one"] || many.test(meta);
 }"""
 
 
@@ -33,17 +37,19 @@ def tab(browser, served_site):
 def search(tab, site, lang: str, term: str) -> tuple[str, list[str]]:
     """Type `term` into the search box of the language's home page: the results' summary and links."""
     tab.goto(site.base + HOME[lang], wait_until="load")
-    placeholder = tab.evaluate(
-        "JSON.parse(document.getElementById('__config').textContent).translations['search.result.placeholder']"
-    )
     box = tab.locator("input.md-search__input")
     box.click()
     box.press_sequentially(term, delay=10)
-    tab.wait_for_function(RESULTS_SHOWN, arg=placeholder, timeout=15_000)
-    tab.wait_for_timeout(150)  # the worker answers each keystroke: let the last answer land
-    meta = tab.inner_text(".md-search-result__meta")
-    links = tab.eval_on_selector_all("a.md-search-result__link", "els => els.map(e => e.href)")
-    return meta, links
+    tab.wait_for_function(ANSWERED, timeout=15_000)
+    read = "els => els.map(e => e.href)"
+    links = tab.eval_on_selector_all("a.md-search-result__link", read)
+    for _ in range(20):  # the worker answers each keystroke: read until the last answer stays
+        tab.wait_for_timeout(150)
+        again = tab.eval_on_selector_all("a.md-search-result__link", read)
+        if again == links:
+            break
+        links = again
+    return tab.inner_text(".md-search-result__meta"), links
 
 
 @pytest.mark.parametrize("lang", list(HOME))
