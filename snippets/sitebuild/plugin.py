@@ -11,7 +11,8 @@ Two other plugins shape the order:
   every language built (the 404 pages, the per-language search index, the sitemaps, the wheel, the
   served LICENSE) run after it.
 - Material's search plugin indexes a page in on_page_context (priority 0): the formulas step hands it a
-  plain-text copy of the page just before, and takes it back just after.
+  plain-text copy of the page just before, the code-names step puts in that copy the names each Python
+  block uses in place of its code, and both take their copies back just after.
 
 The plugin defines on_startup, so `mkdocs serve` keeps this object (and what its steps cache: highlighted
 code, compiled templates, KaTeX's V8 context, the wheel) from one rebuild to the next.
@@ -28,6 +29,7 @@ from sitebuild.project import Project, page_language
 from sitebuild.steps import (
     a11y_words,
     alternates,
+    code_names,
     credits,
     explorers,
     figures,
@@ -52,6 +54,7 @@ class SitePlugin(BasePlugin):
         self.reuse = rebuild_cache.Reuse()  # highlighted code and compiled templates, across builds
         self.wheel = wheel.Wheel(command)
         self.formulas = katex_render.Formulas()
+        self.code_names = code_names.CodeNames()
         self.not_found = localized_404.NotFoundPages()
         self.alternates = alternates.Alternates()
 
@@ -119,10 +122,12 @@ class SitePlugin(BasePlugin):
     @event_priority(100)  # before the search plugin (0) reads the page
     def _search_reads_plain(self, context, *, page, config, nav):
         self.formulas.lend_plain(page)
+        self.code_names.lend(page)  # each Python block: only the names its code uses, in that copy
         return context
 
     @event_priority(-100)  # after the search plugin indexed it, before the theme renders it
     def _page_gets_formulas_back(self, context, *, page, config, nav):
+        self.code_names.take_back(page)
         self.formulas.take_back(page)
         return context
 
@@ -147,7 +152,7 @@ class SitePlugin(BasePlugin):
     @event_priority(-150)  # after the i18n plugin (-100) has built every language into site_dir
     def _post_build_whole_site(self, *, config):
         self.not_found.write(config)  # /404.html (pt) and /en/404.html
-        search_per_language.split_index(Path(config.site_dir))  # one search index per language
+        search_per_language.split_index(Path(config.site_dir))  # one index per language, code names merged
         self.alternates.write_sitemaps(config)  # a sitemap.xml beside every page, one per language root
         self.wheel.publish(config)  # <site>/culpa/<wheel>; placeholders filled in what skipped Markdown
         if not _nested_language_build(config):  # once, at the site's root

@@ -2,7 +2,8 @@
 
 mkdocs-static-i18n builds every language into one site and merges all pages into the root
 search/search_index.json. After the last build this step splits it: the root index keeps the pt pages,
-en/search/search_index.json gets the en pages with their locations made relative to /en/.
+en/search/search_index.json gets the en pages with their locations made relative to /en/. In each, every
+section gets the names its code uses (sitebuild/steps/code_names.py), tokenized by the index's separator.
 The en pages read their own index because overrides/main.html points their `base` at /en/.
 """
 
@@ -13,6 +14,7 @@ import re
 from pathlib import Path
 
 from sitebuild.project import LANGS
+from sitebuild.steps import code_names
 
 OTHER_LANGUAGES = LANGS[1:]  # the default language (pt) keeps the root index
 # Notebook pages (mkdocs-jupyter) carry each code cell twice: as shown, and as hidden text for the cell's
@@ -21,7 +23,7 @@ OTHER_LANGUAGES = LANGS[1:]  # the default language (pt) keeps the root index
 HIDDEN_COPY_TEXT = re.compile(r'<(div class="clipboard-copy-txt"|clipboard-copy(?=[\s>]))')
 # Code blocks (<pre>: the lessons' code, a lab's cells and outputs) were 40% of the index, which every page
 # downloads and parses at load (83 KiB of 1.6 Mbit/s on Lighthouse's phone). The index keeps the prose,
-# the inline code in it (every name of culpa's API the pages discuss) and the formulas as text.
+# the inline code in it, the formulas as text, and of the code only its names (steps/code_names.py).
 CODE_BLOCK = re.compile(r"<pre(?=[\s>])(?![^>]*data-search-exclude)")
 
 
@@ -43,6 +45,7 @@ def split_index(site_dir: Path) -> None:
         target = root if lang == "pt" else site_dir / lang / "search" / "search_index.json"
         target.parent.mkdir(parents=True, exist_ok=True)
         config = {**index["config"], "lang": [lang]}
+        code_names.merge(docs, config["separator"])  # each section: its code's names, once
         text = json.dumps({"config": config, "docs": docs}, ensure_ascii=False, separators=(",", ":"))
         target.write_text(text, encoding="utf-8")
 
