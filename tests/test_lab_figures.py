@@ -6,7 +6,8 @@ and the page serves it to narrow screens through a <picture> (snippets/sitebuild
   drawing next to the page, sized, the <img> keeping its desktop drawing and the lab's alt text;
 - on a 390 px phone its smallest text (axes, ticks, legend) shows at 9 CSS px or more, computed from the
   drawing's pixels, its pixels per inch, its text's size and the width it shows at (support/lab_figures.py;
-  tests/browser/test_lab_figures_in_browser.py measures it in Chromium); a phone drawing equal to the desktop one fails;
+  tests/browser/test_lab_figures_in_browser.py measures it in Chromium); a phone drawing equal to the desktop
+  one fails, and text a cell draws too small is raised on the phone;
 - the phone drawings leave no trace in the notebook a reader downloads;
 - the phone drawing is made from the figure the cell drew, without changing it: panels side by side are
   stacked in reading order, legends go above their panel, the figure is the chapter's phone width.
@@ -16,12 +17,14 @@ from __future__ import annotations
 
 import base64
 import json
+from pathlib import Path
 
 import jupytext
 import matplotlib
 import pytest
 
 from sitebuild import lab_phone, style
+from sitebuild.steps import notebooks
 from sitebuild.steps.figures import PHONE_MEDIA
 from support.lab_figures import MIN_TEXT_PX, PHONE_SCREEN, lab_figures, text_px_on_a_phone
 from support.pages import DOCS, LANGS
@@ -53,7 +56,8 @@ def test_every_lab_figure_has_a_phone_drawing_in_a_picture(built_site, lab_id):
     )
     for figure in figures:
         assert figure.phone and figure.media == PHONE_MEDIA, (
-            f"{lab_id}: {figure.desktop} has no phone source for {PHONE_MEDIA} (found {figure})"
+            f"{lab_id}: {figure.desktop} has no phone source for {PHONE_MEDIA} "
+            f"(found {figure.phone}, {figure.media})"
         )
         assert figure.phone != figure.desktop and (folder / figure.phone).is_file(), (
             f"{lab_id}: the phone source of {figure.desktop} is {figure.phone}, not a drawing of its own"
@@ -138,4 +142,27 @@ def test_the_download_holds_no_phone_drawing(built_site, lab_id):
     outputs = [o for c in json.loads(notebook)["cells"] for o in c.get("outputs", [])]
     assert not [o for o in outputs if lab_phone.MIME in o.get("data", {})], (
         f"{lab_id}: its download holds them"
+    )
+
+
+def test_the_phone_drawing_raises_text_smaller_than_it_reads(pyplot):
+    """A cell that draws small text (6 pt ticks, a 5 pt note) still gets a phone drawing that reads."""
+    fig = two_panel_figure()
+    fig.axes[0].tick_params(labelsize=6)
+    fig.axes[1].text(1.5, 2, "a note", fontsize=5)
+    assert lab_phone.smallest_text(fig) < lab_phone.MIN_TEXT
+    assert lab_phone.smallest_text(lab_phone.phone_figure(fig)) >= lab_phone.MIN_TEXT
+
+
+def test_changing_the_phone_drawing_executes_the_labs_again(tmp_path, monkeypatch):
+    """The labs' cache key follows lab_phone.py: its drawings are cached with the executed notebook."""
+    lab = DOCS / LANGS[0] / "labs" / f"{LABS[0]}.md"
+    base = notebooks.cache_key(lab)
+    changed = tmp_path / "lab_phone.py"
+    changed.write_text(
+        Path(lab_phone.__file__).read_text(encoding="utf-8") + "\n# changed\n", encoding="utf-8"
+    )
+    monkeypatch.setattr(lab_phone, "__file__", str(changed))
+    assert notebooks.cache_key(lab) != base, (
+        "changing how a phone's figures are drawn does not change the key"
     )

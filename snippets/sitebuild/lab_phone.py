@@ -103,16 +103,14 @@ def phone_figure(fig):
     for ax in panels:
         _legend_above(ax)
     copy.set_size_inches(PHONE_WIDTH, new_height)
-    copy.canvas.draw()  # makes the ticks the axes will show, so that their labels get a size too
+    copy.canvas.draw()  # makes the ticks the axes show, so that their labels have a size
     for ax in copy.axes:
-        for axis in (ax.xaxis, ax.yaxis):
-            for tick in axis.get_major_ticks() + axis.get_minor_ticks():
-                if tick.label1.get_fontsize() < MIN_TEXT:
-                    ax.tick_params(axis="x" if axis is ax.xaxis else "y", which="both", labelsize=MIN_TEXT)
-                    break
-    for text in _texts(copy):
-        if text.get_fontsize() < MIN_TEXT:
-            text.set_fontsize(MIN_TEXT)
+        for name, axis in (("x", ax.xaxis), ("y", ax.yaxis)):
+            for which, ticks in (("major", axis.get_major_ticks()), ("minor", axis.get_minor_ticks())):
+                if any(tick.label1.get_fontsize() < MIN_TEXT for tick in ticks):
+                    ax.tick_params(axis=name, which=which, labelsize=MIN_TEXT)
+    for text in _texts(copy):  # titles, labels, legends, notes
+        text.set_fontsize(max(text.get_fontsize(), MIN_TEXT))
     return copy
 
 
