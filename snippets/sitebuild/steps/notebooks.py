@@ -13,7 +13,10 @@ executed, with its outputs and figures:
    was made from: a hash of the lab's text, culpa's source, this file and the versions of Python and of the
    libraries that run it. A build whose keys all match executes nothing; the i18n plugin runs one build
    per language, and the second one finds every lab fresh. On a cold cache, LABS_JOBS labs (default 2)
-   run at a time.
+   run at a time. Before the lab's first cell, the kernel is given sitebuild/lab_phone.py's formatter:
+   every figure a cell shows is drawn a second time, for a phone, from the same figure. The build takes
+   those drawings out of the executed notebook (its outputs are then exactly what the cells made) and caches
+   them as <name>.phone-<n>.png; a figure without one fails the build.
 2. on_pre_page points the page's source at the executed .ipynb, so that mkdocs-jupyter (execute: false)
    renders it; on_page_read_source keeps the lab's text as the page's Markdown for the other steps.
 3. on_page_content turns links to pages (`../01-a-billion-knobs.md`) into their URLs, as on any page, removes
@@ -21,9 +24,10 @@ executed, with its outputs and figures:
    src="">`: the katex_render step typesets the math at build time), replaces its ~590 KB of inlined
    JupyterLab CSS by the few rules the cells use (notebook.css, beside this file), gives each figure the alt
    text of its code cell (YAML metadata `alt:` after the cell's fence, in the page's language; a figure
-   without one fails the build), adds a download link in the page's language, and writes the executed notebook
-   next to the page as <name>.ipynb, its page links made absolute (site_url) so that they work on the reader's
-   machine.
+   without one fails the build), writes each figure to a PNG file next to the page, served as a <picture>
+   whose source gives narrow screens its phone drawing (as the chapter's figures do: steps/figures.py), adds
+   a download link in the page's language, and writes the executed notebook next to the page as
+   <name>.ipynb, its page links made absolute (site_url) so that they work on the reader's machine.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import importlib.metadata
+import itertools
 import json
 import logging
 import os
@@ -45,9 +50,10 @@ from urllib.parse import urljoin
 
 from mkdocs.exceptions import PluginError
 
-from sitebuild import project, strings
+from sitebuild import lab_phone, project, strings
 from sitebuild.project import Project
 from sitebuild.steps import page_code
+from sitebuild.steps.figures import PHONE_MEDIA
 
 log = logging.getLogger("mkdocs.plugins.sitebuild.notebooks")
 
@@ -96,6 +102,10 @@ class Lab:
     def label(self) -> str:
         return f"docs/{self.lang}/labs/{self.name}.md"
 
+    def phone_drawing(self, number: int) -> Path:
+        """The phone drawing of the lab's figure `number` (1, 2, ... in the order the page shows them)."""
+        return self.cache / self.lang / f"{self.name}.phone-{number}.png"
+
 
 # ---- finding, keying and executing labs -------------------------------------------------------------
 
@@ -117,7 +127,7 @@ def culpa_sources() -> list[Path]:
 
 def cache_key(source: Path) -> str:
     """A hash of everything that changes what a lab prints and draws."""
-    files = [source, Path(__file__), *culpa_sources()]
+    files = [source, Path(__file__), Path(lab_phone.__file__), *culpa_sources()]
     return project.content_key(files, json.dumps(versions(), sort_keys=True))
 
 
@@ -126,7 +136,12 @@ def is_fresh(lab: Lab, key: str) -> bool:
         stamp = json.loads(lab.stamp.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return False
-    return stamp.get("key") == key and lab.executed.is_file()
+    phones = range(1, stamp.get("phone_drawings", 0) + 1)
+    return (
+        stamp.get("key") == key
+        and lab.executed.is_file()
+        and all(lab.phone_drawing(n).is_file() for n in phones)
+    )
 
 
 def code_cell_lines(text: str) -> list[int]:
@@ -156,6 +171,18 @@ async def execute(lab: Lab):
     def on_cell_start(cell, cell_index):
         current["index"] = cell_index
 
+    async def draw_for_phones_too(notebook):
+        """Before the first cell: the kernel gets lab_phone's formatter (run quietly: no output, no count)."""
+        msg_id = client.kc.execute(lab_phone.kernel_setup(), silent=True, store_history=False)
+        reply = await client.async_wait_for_reply(msg_id)
+        content = (reply or {}).get("content", {})
+        if content.get("status") != "ok":
+            raise LabError(
+                f"lab {lab.label}: the kernel could not set up the phone drawings "
+                f"(sitebuild/lab_phone.py): {content.get('ename')}: {content.get('evalue')}\n"
+                + _strip_ansi("\n".join(content.get("traceback", [])))
+            )
+
     env = {k: v for k, v in os.environ.items() if k not in KERNEL_ENV_DROP}
     env.update(KERNEL_ENV)
     with tempfile.TemporaryDirectory(prefix=f"lab-{lab.name}-") as work, tempfile.TemporaryFile("w+") as err:
@@ -167,9 +194,12 @@ async def execute(lab: Lab):
             record_timing=False,
             resources={"metadata": {"path": work}},
             on_cell_start=on_cell_start,
+            on_notebook_start=draw_for_phones_too,
         )
         try:
             await client.async_execute(env=env, stderr=err)
+        except LabError:
+            raise
         except Exception as error:
             err.seek(0)
             raise LabError(describe_failure(lab, notebook, current["index"], error, err.read())) from None
@@ -193,11 +223,40 @@ def describe_failure(lab: Lab, notebook, index, error: Exception, kernel_stderr:
     return message
 
 
-def _write_atomically(path: Path, text: str) -> None:
+def take_phone_drawings(notebook, lab: Lab) -> list[bytes]:
+    """Remove the phone drawing (lab_phone.MIME) from every figure the notebook outputs, and return them in
+    the order of the figures; a figure without one raises LabError, with what the kernel said of it."""
+    import base64
+
+    drawings = []
+    for cell in notebook.cells:
+        outputs = cell.get("outputs", [])
+        for output in outputs:
+            data = output.get("data", {})
+            drawing = data.pop(lab_phone.MIME, None)
+            if not any(kind.startswith("image/") for kind in data):
+                continue
+            if drawing is None:
+                errors = [
+                    _strip_ansi("\n".join(o.get("traceback", [])))
+                    for o in outputs
+                    if o.get("output_type") == "error"
+                ]
+                raise LabError(
+                    f"lab {lab.label}: the code cell starting {cell.source[:50]!r} shows a figure "
+                    "that was not drawn for a phone (sitebuild/lab_phone.py)"
+                    + ("; the kernel said:\n" + "\n".join(errors) if errors else "")
+                )
+            drawings.append(base64.b64decode(drawing))
+    return drawings
+
+
+def _write_atomically(path: Path, content: str | bytes) -> None:
+    data = content.encode("utf-8") if isinstance(content, str) else content
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        f.write(text)
+    with os.fdopen(fd, "wb") as f:
+        f.write(data)
     os.replace(tmp, path)
 
 
@@ -211,8 +270,12 @@ async def _refresh(stale: list[tuple[Lab, str]]) -> None:
             start = time.perf_counter()
             notebook = await execute(lab)
             seconds = time.perf_counter() - start
+        phones = take_phone_drawings(notebook, lab)
+        for number, drawing in enumerate(phones, start=1):
+            _write_atomically(lab.phone_drawing(number), drawing)
         _write_atomically(lab.executed, nbformat.writes(notebook))
-        _write_atomically(lab.stamp, json.dumps({"key": key, "seconds": round(seconds, 2)}) + "\n")
+        stamp = {"key": key, "seconds": round(seconds, 2), "phone_drawings": len(phones)}
+        _write_atomically(lab.stamp, json.dumps(stamp) + "\n")
         log.info(f"labs: executed {lab.label} in {seconds:.1f} s")
 
     results = await asyncio.gather(*(one(lab, key) for lab, key in stale), return_exceptions=True)
@@ -290,28 +353,52 @@ def describe_figures(html: str, notebook, lab: Lab) -> str:
     return re.sub(re.escape(NBCONVERT_ALT), lambda m: f'alt="{escape(next(described), quote=True)}"', html)
 
 
-DATA_PNG = re.compile(r'src="data:image/png;base64,(?P<data>[A-Za-z0-9+/=\s]+)"')
+FIGURE_PNG = re.compile(
+    r'<img\b[^>]*?\bsrc="(?P<src>data:image/png;base64,(?P<data>[A-Za-z0-9+/=\s]+))"[^>]*>'
+)
 
 
-def figures_to_files(html: str, page) -> str:
+def png_size(data: bytes) -> tuple[int, int]:
+    """A PNG's width and height in pixels (its IHDR chunk, which comes first)."""
+    if data[:8] != b"\x89PNG\r\n\x1a\n":
+        raise ValueError("not a PNG")
+    return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+
+
+def figures_to_files(html: str, page, phones: list[bytes], lab: Lab) -> str:
     """Write each figure the notebook embeds as base64 (~350 KB on a lab) to a PNG file next to the page,
-    so that the page's HTML stays small and a figure below the first screen loads only when it is needed."""
+    so that the page's HTML stays small and a figure below the first screen loads only when it is needed;
+    each becomes a <picture> whose source serves its phone drawing (`phones`, in the same order) to narrow
+    screens, as a "2x" image (lab_phone.DPI), sized so that the browser keeps its place."""
     import base64
 
     folder = Path(page.file.abs_dest_path).parent
-    count = 0
+    folder.mkdir(parents=True, exist_ok=True)
+    found = len(FIGURE_PNG.findall(html))
+    if found != len(phones):
+        raise LabError(
+            f"lab {lab.label}: its page shows {found} figures, but {len(phones)} were drawn for a phone"
+        )
+    numbers, drawings = itertools.count(1), iter(phones)
 
-    def to_file(m: re.Match) -> str:
-        nonlocal count
-        count += 1
-        data = base64.b64decode(re.sub(r"\s", "", m.group("data")))
-        name = f"figure-{count}-{hashlib.sha256(data).hexdigest()[:10]}.png"
-        folder.mkdir(parents=True, exist_ok=True)
+    def write(data: bytes, stem: str) -> str:
+        name = f"{stem}-{hashlib.sha256(data).hexdigest()[:10]}.png"
         if not (folder / name).is_file():
             (folder / name).write_bytes(data)
-        return f'src="{name}"'
+        return name
 
-    return DATA_PNG.sub(to_file, html)
+    def to_files(m: re.Match) -> str:
+        number, phone = next(numbers), next(drawings)
+        desktop = write(base64.b64decode(re.sub(r"\s", "", m.group("data"))), f"figure-{number}")
+        img = m.group(0).replace(m.group("src"), desktop, 1)
+        width, height = (round(side / 2) for side in png_size(phone))  # "2x": 2 pixels a CSS pixel
+        srcset = write(phone, f"figure-{number}.phone")
+        return (
+            f'<picture><source media="{PHONE_MEDIA}" srcset="{srcset} 2x" type="image/png" '
+            f'width="{width}" height="{height}">{img}</picture>'
+        )
+
+    return FIGURE_PNG.sub(to_files, html)
 
 
 def download_link(html: str, lab: Lab) -> str:
@@ -336,6 +423,10 @@ def publish_download(lab: Lab, notebook, page, config, files) -> None:
     target = Path(page.file.abs_dest_path).parent / f"{lab.name}.ipynb"
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(nbformat.writes(notebook), encoding="utf-8")
+
+
+def _phone_count(lab: Lab) -> int:
+    return json.loads(lab.stamp.read_text(encoding="utf-8")).get("phone_drawings", 0)
 
 
 def render_key(lab: Lab, config) -> str:
@@ -431,7 +522,8 @@ class Labs:
         html = remove_foreign_scripts(html, lab)
         html = replace_stylesheets(html)
         html = describe_figures(html, notebook, lab)
-        html = figures_to_files(html, page)
+        phones = [lab.phone_drawing(n).read_bytes() for n in range(1, _phone_count(lab) + 1)]
+        html = figures_to_files(html, page, phones, lab)
         html = download_link(html, lab)
         publish_download(lab, notebook, page, config, files)
         return html
