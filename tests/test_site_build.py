@@ -90,6 +90,40 @@ def test_a11y_script_gets_its_words_in_the_page_language(built_site: Path, lang_
         assert f'data-note="{NOTE_WORD[lang_prefix]}"' in tags[0], f"{page}: {tags[0]}"
 
 
+THEME_ENGLISH = ("Permanent link", "Copy to Clipboard", "Copied!")
+
+
+def test_theme_words_are_in_the_page_language(built_site: Path):
+    """The ¶ link's title (Python-Markdown's toc) and a lab cell's copy button (mkdocs-jupyter's template)
+    are written in English by their templates; every pt page, labs included, says them in Portuguese."""
+    from sitebuild import strings
+
+    pt_pages = [p for p in built_site.rglob("index.html") if p.relative_to(built_site).parts[0] != "en"]
+    assert len(pt_pages) > 10
+    for page in pt_pages:
+        text = page.read_text("utf-8")
+        left = [english for english in THEME_ENGLISH if english in text]
+        assert not left, f"{page.relative_to(built_site)} says {left} in English"
+    lab = (built_site / "labs" / "build-check-train" / "index.html").read_text("utf-8")
+    words = strings.of("pt")["theme"]
+    for key in ("permalink", "copy", "copied"):
+        assert words[key] in lab, f"the pt lab lacks the theme word {words[key]!r}"
+
+
+def test_theme_words_fail_the_build_when_a_template_changes():
+    """A pt page whose template wrote its English words in a markup the step does not know is refused."""
+    from mkdocs.exceptions import PluginError
+
+    from sitebuild.steps import theme_words
+
+    known = '<h2 id="a">A<a class="headerlink" href="#a" title="Permanent link">&para;</a></h2>'
+    assert "Link permanente" in theme_words.on_post_page(known, "pt", "pt/x.md")
+    changed = '<h2 id="a">A<a href="#a" class="headerlink" title="Permanent link">&para;</a></h2>'
+    with pytest.raises(PluginError, match="pt/x.md"):
+        theme_words.on_post_page(changed, "pt", "pt/x.md")
+    assert theme_words.on_post_page(changed, "en", "en/x.md") == changed
+
+
 @pytest.mark.slow
 def test_changing_culpa_or_a_lesson_redoes_what_depends_on_it(tmp_path):
     """The caches that make a rebuild quick stay correct: on a copy of the project (with its caches), an edit

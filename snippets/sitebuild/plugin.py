@@ -44,6 +44,7 @@ from sitebuild.steps import (
     report_mistake,
     run_blocks,
     search_per_language,
+    theme_words,
     wheel,
 )
 
@@ -143,6 +144,7 @@ class SitePlugin(BasePlugin):
     def on_post_page(self, output, *, page, config):
         output = self.alternates.absolute(output, page, config)  # hreflang links as full URLs
         output = a11y_words.on_post_page(output, page_language(page))  # a11y.js's words, the page's language
+        output = theme_words.on_post_page(output, page_language(page), page.file.src_uri)  # ¶ and copy words
         return self.explorers.load_scripts(output, page)  # each explorer's script, on its pages only
 
     # ---- the built site --------------------------------------------------------------------------------

@@ -5,7 +5,8 @@ block (assets/run/run.js reads it from the page's run-config), [run_limits] what
 browser, [labs] the labs' download link and the cells that cannot run in the page, [figures] the caption
 words of a timing figure, [explorer-NAME] every word of an interactive explorer (its caption included:
 sitebuild/steps/explorers.py writes the table on the explorer's root as data-t-* attributes), [reader] what
-every page offers (its code as a .py, a way to report a mistake, the footer's licences and credits).
+every page offers (its code as a .py, a way to report a mistake, the footer's licences and credits), [theme]
+what third-party templates would otherwise write in English (sitebuild/steps/theme_words.py).
 `{name}` in a string is filled by whoever shows it.
 """
 
