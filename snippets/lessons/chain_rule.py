@@ -41,8 +41,7 @@ for op, local, node in [
 # --8<-- [end:by_hand]
 
 # --8<-- [start:closed_form]
-# L = e^(2 tanh x), so dL/dx = 2 (1 - tanh^2 x) e^(2 tanh x)
-on_paper = 2 * (1 - np.tanh(0.5) ** 2) * np.exp(2 * np.tanh(0.5))
+on_paper = 2 * (1 - np.tanh(0.5) ** 2) * np.exp(2 * np.tanh(0.5))  # (1)!
 factors = 2 * b.data * b.data * (1 - a.data**2)
 print(f"on_paper = {on_paper:.4f}   factors = {factors:.4f}")
 # --8<-- [end:closed_form]

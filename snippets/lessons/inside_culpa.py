@@ -81,7 +81,8 @@ np.set_printoptions(precision=3, suppress=True)
 w = culpa.Tensor([2.0, -1.0], requires_grad=True)  # (1)!
 y = w * 3.0  # (2)!
 
-print("w.op =", w.op, "  len(w.parents) =", len(w.parents), "  w.grad =", w.grad)
+print("w.op =", w.op, "  len(w.parents) =", len(w.parents),
+      "  w.grad =", w.grad)
 print("y.op =", y.op, "  y.parents:", [p.op for p in y.parents],
       "  y.grad =", y.grad)
 print("y.parents[0] is w:", y.parents[0] is w)

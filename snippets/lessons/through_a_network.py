@@ -128,6 +128,6 @@ backward_madds = message_madds + slope_madds
 print("forward_madds  =", forward_madds)
 print("backward_madds =", backward_madds)
 both = (forward_madds + backward_madds) / forward_madds
-print("both = (forward_madds + backward_madds) / forward_madds =", round(both, 1))
+print("(forward_madds + backward_madds) / forward_madds =", round(both, 1))
 print("N + 1 =", n_params + 1)
 # --8<-- [end:cost]
