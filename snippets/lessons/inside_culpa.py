@@ -195,6 +195,7 @@ try:
     (root**0.5).sum().backward()  # (6)!
 except FloatingPointError as err:
     show(err)
+
 print("root.grad =", root.grad)
 # --8<-- [end:backward]
 
