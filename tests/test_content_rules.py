@@ -548,3 +548,41 @@ def test_rule_g_catches_what_readers_stumbled_on():
     assert [v.line for v in stumbles(FAKE, "pt", pt)] == [1, 2, 3, 4, 5]
     en = "both passes dearer\nthis chapter does not cover it\npage 01's network\nthe first page's network\n"
     assert [v.line for v in stumbles(FAKE, "en", en)] == [1, 2, 3]
+
+
+# ---- (h) no Python e-notation in prose ------------------------------------------------------------------
+
+E_NOTATION_IN_PROSE = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)?[eE][+-−]?\d+(?![\w])")
+
+
+def e_notation_in_prose(path: Path, text: str) -> list[Violation]:
+    """Numbers in prose written 8e-12 or 1,8e-03 (markers replaced by their literal, as the build does);
+    code spans and math are left alone."""
+    found = []
+    for number, line, mask in prose_numbers.prose_lines(prose_numbers.render(text)):
+        prose = "".join(" " if is_math else c for c, is_math in zip(line, mask, strict=True))
+        prose = re.sub(r"`[^`]*`", lambda m: " " * len(m.group(0)), prose)
+        prose = re.sub(r"<!--.*?-->|\]\([^)]*\)|--8<--.*", lambda m: " " * len(m.group(0)), prose)
+        for m in E_NOTATION_IN_PROSE.finditer(prose):
+            found.append(Violation(rel(path), number, f"e-notation in prose: {m.group(0)!r}"))
+    return found
+
+
+def test_prose_writes_no_e_notation():
+    files = [p for lang in LANGS for p in (DOCS / lang).rglob("*.md")]
+    found = [v for p in sorted(files) for v in e_notation_in_prose(p, p.read_text("utf-8"))]
+    assert not found, report(
+        "(h) e-notation in prose",
+        found,
+        "Write 8 × 10⁻¹², 10⁻⁶, pt 1,8 × 10⁻³ (en 1.8 × 10⁻³): a marker with an e format does it, "
+        "{{ 8 × 10⁻¹² <- fd_gap | .0e }}; in math, 10^{-6}; Python's 1e-6 only inside a code span.",
+    )
+
+
+def test_rule_h_catches_e_notation_and_leaves_code_and_typography_alone():
+    text = (
+        "um erro de 8e-12 aqui\n"
+        "ruído de {{ 1,8e-03 <- noise | .1e }}\n"
+        "ok: `1e-6`, $10^{-6}$, 8 × 10⁻¹², {{ 10⁻⁶ <- rtol | .0e }}, float32, x2e5y\n"
+    )
+    assert [v.line for v in e_notation_in_prose(FAKE, text)] == [1, 2]

@@ -277,7 +277,7 @@ def gradcheck(f, inputs, eps=1e-6, rtol=RTOL, method="central", floor=1e-3):
     error, worst, index = max(failing, key=lambda item: item[0])
     name = tensors[worst].name or f"input {worst}"
     a, n = float(run.analytic[worst][index]), float(run.numeric[worst][index])
-    where = f"{name} at index {tuple(int(i) for i in index)}: analytic {a:.10g}, numeric {n:.10g}"
+    where = f"{name} at index {tuple(int(i) for i in index)}: analytic {a:.6g}, numeric {n:.6g}"
     culprit = None
     whole = (f"the worst element is {where}, relative error {error:.3g} > rtol {rtol:g}, beyond rounding "
              "noise and at larger steps too")
@@ -291,9 +291,9 @@ def gradcheck(f, inputs, eps=1e-6, rtol=RTOL, method="central", floor=1e-3):
         )
     else:
         culprit = find_culprit(f, tensors, eps=eps, rtol=rtol, floor=floor)
-        context = f"f's output op {out_op!r} (ops in f: {', '.join(run.ops)})"
+        context = f"f's output op is {out_op!r} (f records: {', '.join(run.ops)})."
         if culprit is None:
-            message = (f"gradcheck failed for {context}: {whole}. Every op of f checked on its own agrees "
+            message = (f"gradcheck failed: {whole}. {context} Every op of f checked on its own agrees "
                        "with finite differences: look for a part of f's result computed outside culpa's "
                        "ops (from .data, or with NumPy directly), which backward cannot see.")
         else:
@@ -302,9 +302,9 @@ def gradcheck(f, inputs, eps=1e-6, rtol=RTOL, method="central", floor=1e-3):
             message = (
                 f"gradcheck failed: the local derivative of op {c.op!r} (inputs of shape {shapes}) disagrees "
                 f"with finite differences, checked on its own: at element {c.index} of its input "
-                f"{c.input_position}, backward gives {c.analytic:.10g} and finite differences "
-                f"{c.numeric:.10g} (relative error {c.relative_error:.3g}). It is the first op in backward "
-                f"order that disagrees; {context}. Over all of f, {whole}"
+                f"{c.input_position}, backward gives {c.analytic:.6g} and finite differences "
+                f"{c.numeric:.6g} (relative error {c.relative_error:.3g}). It is the first op, in backward "
+                f"order, that disagrees. {context} Over all of f, {whole}."
             )
     raise GradcheckError(
         message,

@@ -85,10 +85,9 @@ ready_made = culpa.check.finite_difference(  # (3)!
 pairs = zip(ready_made, two_sided, strict=True)
 same = all(np.allclose(a, b) for a, b in pairs)
 
-print("N =", n_params, "  forward passes:", end=" ")
-print("one-sided", one_sided_passes, "  two-sided", two_sided_passes)
-print(f"knob [1, 0]: one-sided {one_sided[0][1, 0]:+.6f},", end=" ")
-print(f"two-sided {two_sided[0][1, 0]:+.6f}")
+print(f"N = {n_params}   N + 1 = {one_sided_passes}   2N = {two_sided_passes}")
+print(f"one_sided[0][1, 0] = {one_sided[0][1, 0]:+.6f}")
+print(f"two_sided[0][1, 0] = {two_sided[0][1, 0]:+.6f}")
 print("culpa.check.finite_difference == two_sided:", same)
 # --8<-- [end:estimate]
 
@@ -104,7 +103,7 @@ def worst_error(estimate):
 
 
 errors = {}
-print("   eps    one-sided   two-sided")
+print("   eps    one_sided   two_sided")
 for step in [1e-1, 1e-2, 1e-3, 1e-4]:
     errors[step] = [worst_error(estimate_slopes(loss_fn, params, step, sided))
                     for sided in (False, True)]
@@ -124,22 +123,22 @@ def passes_per_gradient(n, two_sided=True):
 
 
 def readable(seconds):
-    for unit, size in [("months", MONTH), ("days", 86_400), ("hours", 3_600),
-                       ("minutes", 60)]:
+    for unit, size in [("d", 86_400), ("h", 3_600), ("min", 60)]:
         if seconds >= size:
             return f"{seconds / size:.1f} {unit}"
-    return f"{seconds:.0f} seconds"
+    return f"{seconds:.0f} s"
 
 
 small_n, qwen_n = 10_000, 27_000_000_000  # (2)!
 
-print(f"{'parameters':>16}  {'two-sided passes':>16}  at 1 ms per pass")
+print(f"{'N':>16}  {'2N':>16}  2N × 1 ms")
 for n in [small_n, 1_000_000, 1_000_000_000, qwen_n]:
     passes = passes_per_gradient(n)
     print(f"{n:>16_}  {passes:>16_}  {readable(passes * MS)}")
 
 small, qwen = passes_per_gradient(small_n), passes_per_gradient(qwen_n)
 qwen_months = qwen * MS / MONTH
+print(f"{qwen_months = :.1f}")
 # --8<-- [end:cost]
 
 # --8<-- [start:backprop]
@@ -151,9 +150,9 @@ forward_passes = 0
 loss = run_model()  # (1)!
 loss.backward()  # (2)!
 
-print("forward passes:", forward_passes)
-print("gradients:", sum(p.grad.size for p in params), "of", n_params)
-print(f"knob [1, 0]: {knob.grad[1, 0]:+.6f}")
+print("forward_passes =", forward_passes)
+print("N =", n_params, "  sum(p.grad.size) =", sum(p.grad.size for p in params))
+print(f"knob.grad[1, 0] = {knob.grad[1, 0]:+.6f}")
 agree = all(np.allclose(p.grad, s, rtol=0, atol=1e-7)
             for p, s in zip(params, two_sided, strict=True))
 print("allclose(grad, two_sided):", agree)

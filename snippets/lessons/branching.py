@@ -81,12 +81,10 @@ def train(zero_grad, steps=40, lr=0.1):
 
 good, _ = train(zero_grad=True)
 bad, growth = train(zero_grad=False)
-print("step   loss (zeroed)   loss (forgot)   |used| / |fresh|")
-for step in [0, 1, 2, 3, 4, 8, 12, 16, 20, 24, 28, 32, 36]:
-    print(f"{step:4d}   {good[step]:13.4f}   {bad[step]:13.4f}", end="   ")
-    print(f"{growth[step]:16.1f}")
-
-print(f"step 39: {good[-1]:.4f} (zeroed)   {bad[-1]:.4f} (forgot)")
+print("step      good       bad   growth = |used| / |fresh|")
+for step in [0, 1, 2, 3, 4, 8, 12, 16, 20, 24, 28, 32, 36, 39]:
+    print(f"{step:4d}   {good[step]:7.4f}   {bad[step]:7.4f}", end="   ")
+    print(f"{growth[step]:6.1f}")
 # --8<-- [end:forgot]
 
 # --8<-- [start:micro_batches]
@@ -100,5 +98,5 @@ for rows in np.split(np.arange(32), 4):  # (3)!
 
 pairs = zip(model.parameters(), full, strict=True)
 same = all(np.allclose(p.grad, g) for p, g in pairs)
-print("allclose(4 micro-batches, full batch):", same)
+print("allclose(p.grad, full):", same)
 # --8<-- [end:micro_batches]

@@ -17,23 +17,21 @@ import culpa
 
 
 def sigmoid(x):
-    return np.exp(-np.logaddexp(0, -x))  # 1 / (1 + e^-x), no overflow
+    return np.exp(-np.logaddexp(0, -x))  # (1)!
 
 
-def swish(x):
-    """swish(x) = x * sigmoid(x), one op with a hand-written derivative."""
+def swish(x):  # (2)!
     s = sigmoid(x.data)
     out = x.data * s
-    def backward(g):  # (1)!
+    def backward(g):  # (3)!
         return (g * (s + out * (1 - s)),)
     return culpa.op_result(out, "swish", (x,), backward)
 
 
 rng = np.random.default_rng(0)
-x = culpa.Tensor(rng.normal(size=5), requires_grad=True, name="x")  # (2)!
-error = culpa.check.gradcheck(swish, [x])  # (3)!
-print("swish passes gradcheck; largest relative error below 1e-8:",
-      error < 1e-8)
+x = culpa.Tensor(rng.normal(size=5), requires_grad=True, name="x")  # (4)!
+error = culpa.check.gradcheck(swish, [x])  # (5)!
+print("gradcheck(swish, [x]) < 1e-8:", error < 1e-8)
 # --8<-- [end:new_op]
 
 
@@ -50,24 +48,24 @@ try:
     culpa.check.gradcheck(swish_forgetful, [x])
 except culpa.check.GradcheckError as caught:
     bug = caught
-    print("caught:", type(bug).__name__)
-    print("op:", bug.op, "  input:", bug.input_name, "  index:", bug.index)
-    print(f"analytic {bug.analytic:.4f}   numeric {bug.numeric:.4f}   "
-          f"relative error {bug.relative_error:.2f}")
+    print("type(bug):", type(bug).__name__)
+    print("bug.op =", bug.op, "  bug.input_name =", bug.input_name,
+          "  bug.index =", bug.index)
+    print(f"bug.analytic = {bug.analytic:.4f}   bug.numeric = {bug.numeric:.4f}"
+          f"   bug.relative_error = {bug.relative_error:.2f}")
 
 at_zero = culpa.Tensor(np.zeros(3), requires_grad=True)
 error = culpa.check.gradcheck(swish_forgetful, [at_zero])
-print("x = 0: error < 1e-8:", error < 1e-8)
+print("gradcheck(swish_forgetful, [at_zero]) < 1e-8:", error < 1e-8)
 # --8<-- [end:planted_bug]
 
 
 # --8<-- [start:guilty_op]
-def swish_slipped(x):
-    """swish once more, with another slip: a minus for a plus."""
+def swish_slipped(x):  # (1)!
     s = 1 / (1 + np.exp(-x.data))
     out = x.data * s
     def backward(g):
-        return (g * (s - out * (1 - s)),)  # should be s + x s (1 - s)
+        return (g * (s - out * (1 - s)),)  # (2)!
     return culpa.op_result(out, "swish", (x,), backward)
 
 
@@ -76,7 +74,7 @@ inputs = np.random.default_rng(8).normal(size=(6, 3))
 labels = [0, 1, 1, 0, 1, 0]
 
 
-def network_loss(*params):  # (1)!
+def network_loss(*params):  # (3)!
     hidden = swish_slipped(layers[0](inputs))
     return culpa.cross_entropy(layers[1](hidden), labels)
 
@@ -87,11 +85,12 @@ try:
 except culpa.check.GradcheckError as caught:
     deep = caught
 
-culprit = deep.culprit  # (2)!
-print("output op:", deep.output_op, "  guilty op:", culprit.op)
-print("its inputs:", culprit.input_shapes, "  worst element:", culprit.index)
-print(f"backward {culprit.analytic:.4f}   finite differences "
-      f"{culprit.numeric:.4f}   relative error {culprit.relative_error:.2f}")
+culprit = deep.culprit  # (4)!
+print("deep.output_op =", deep.output_op, "  culprit.op =", culprit.op)
+print("culprit.input_shapes =", culprit.input_shapes,
+      "  culprit.index =", culprit.index)
+print(f"analytic = {culprit.analytic:.4f}   numeric = {culprit.numeric:.4f}"
+      f"   relative_error = {culprit.relative_error:.2f}")
 # --8<-- [end:guilty_op]
 
 
@@ -105,17 +104,18 @@ try:
     culpa.check.gradcheck(relu_loss, [near_kink], eps=1e-2)  # (2)!
 except culpa.check.GradcheckError as caught:
     kink = caught
-    print(f"eps = 1e-2: {type(kink).__name__} at {kink.index}: "
-          f"analytic {kink.analytic:.2f}, numeric {kink.numeric:.2f}")
+    print(f"eps = 1e-2   {type(kink).__name__}   kink.index = {kink.index}")
+    print(f"kink.analytic = {kink.analytic:.2f}   "
+          f"kink.numeric = {kink.numeric:.2f}")
 
 error = culpa.check.gradcheck(relu_loss, [near_kink], eps=1e-6)
-print("eps = 1e-6: error < 1e-8:", error < 1e-8)
+print("eps = 1e-6   error < 1e-8:", error < 1e-8)
 
 single = culpa.Tensor(np.ones(3, dtype=np.float32), requires_grad=True)
 try:
     culpa.check.gradcheck(swish, [single])
 except TypeError as refused:
-    print(textwrap.fill(f"float32 refused: {refused}", width=72,
+    print(textwrap.fill(f"TypeError: {refused}", width=72,
                         subsequent_indent="  "))
 # --8<-- [end:kink]
 
@@ -139,6 +139,7 @@ steps = [10.0**-k for k in range(1, 11)]
 columns = [("central", np.float64), ("forward", np.float64),
            ("central", np.float32)]
 table = {c: [cube_error(eps, *c) for eps in steps] for c in columns}
+sides = {"central": "central", "forward": "one-sided"}  # (3)!
 
 print("   eps   central f64 one-sided f64 central f32")
 for i, eps in enumerate(steps):
@@ -149,10 +150,11 @@ for i, eps in enumerate(steps):
 best_eps = {}
 for method, dtype in columns:
     errors = [np.inf if e is None else e for e in table[method, dtype]]
-    best_eps[method, np.dtype(dtype).name] = steps[int(np.argmin(errors))]
+    best = steps[int(np.argmin(errors))]
+    best_eps[sides[method], np.dtype(dtype).name] = best
 
-for (method, name), eps in best_eps.items():
-    print(f"best eps, {method} {name}: {eps:.0e}")
+for (side, name), eps in best_eps.items():
+    print(f"best_eps[{side}, {name}] = {eps:.0e}")
 # --8<-- [end:epsilon]
 
 # --8<-- [start:theory]
@@ -200,8 +202,8 @@ for model in (Classifier(), Careless()):
     culpa.cross_entropy(model(X), y).backward()  # (6)!
     report = culpa.check.find_bad_gradients(model)
     total = len(model.parameters())
-    print(f"{type(model).__name__}: find_bad_gradients -> "
-          f"{len(report)} of {total}")
+    print(f"{type(model).__name__}: len(report) = {len(report)}   "
+          f"total = {total}")
     for name, problem in report:
         kind, hint = problem.split(": ", 1)
         print(f"{name:14} {kind:9} {hint}")
@@ -225,5 +227,6 @@ careful_losses = train(Classifier())
 careless_losses = train(Careless())
 for name, losses in (("Classifier", careful_losses),
                      ("Careless", careless_losses)):
-    print(f"{name:10}  loss {losses[0]:.3f} -> {losses[-1]:.3f}")
+    print(f"{name:10}  losses[0] = {losses[0]:.3f}   "
+          f"losses[-1] = {losses[-1]:.3f}")
 # --8<-- [end:silent]

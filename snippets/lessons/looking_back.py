@@ -25,10 +25,10 @@ agreement = culpa.check.gradcheck(  # (3)!
     lambda *_: culpa.cross_entropy(model(X), y), params)
 
 n_params = sum(p.data.size for p in params)
-print(f"L = {loss.item():.3f}   backward: {ops}")
+print(f"L = {loss.item():.3f}   ops = {ops}")
 print("find_bad_gradients:", culpa.check.find_bad_gradients(model))
 print("gradcheck error < 1e-6:", agreement < 1e-6)
 print(f"N = {n_params}   2N = {2 * n_params}")
 pairs = zip(params, before, strict=True)
-print("parameters moved:", any((p.data != b).any() for p, b in pairs))  # (4)!
+print("any(p.data != b):", any((p.data != b).any() for p, b in pairs))  # (4)!
 # --8<-- [end:recap]

@@ -42,15 +42,15 @@ held = graph_bytes(loss)
 for op, nbytes in held.items():
     print(f"{op:>13}: {nbytes / MB:5.1f} MB")
 
-print(f"graph: {sum(held.values()) / MB:.1f} MB   "
-      f"tracemalloc: {after_forward / MB:.0f} MB")
-print(f"parameters: {param_bytes / MB:.1f} MB")
+print(f"sum(held) = {sum(held.values()) / MB:.1f} MB   "
+      f"after_forward = {after_forward / MB:.0f} MB")
+print(f"param_bytes = {param_bytes / MB:.1f} MB")
 
 loss.backward()  # (4)!
 after_backward = tracemalloc.get_traced_memory()[0] - start
 grad_bytes = sum(p.grad.nbytes for p in model.parameters())
-print(f"after backward: {after_backward / MB:.0f} MB, "
-      f"of which gradients {grad_bytes / MB:.0f} MB")
+print(f"after_backward = {after_backward / MB:.0f} MB   "
+      f"grad_bytes = {grad_bytes / MB:.0f} MB")
 tracemalloc.stop()
 # --8<-- [end:kept]
 
@@ -68,7 +68,7 @@ def bar():
 
 def probe(x, layer):  # (2)!
     def backward(g):
-        print(f"backward, layer {layer}: {bar()}")
+        print(f"backward {layer}  {bar()}")
         return (g,)
     return culpa.op_result(x.data, "probe", (x,), backward)
 
@@ -79,25 +79,25 @@ for number, layer in enumerate(model.layers[:-1], start=1):
     z = layer(a)  # z = W a + b
     a = z.tanh()  # a = tanh(z)
     alive += [weakref.ref(z.data), weakref.ref(a.data)]
-    print(f"forward,  layer {number}: {bar()}")
+    print(f"forward  {number}  {bar()}")
     a = probe(a, number)
 
 loss = culpa.cross_entropy(model.layers[-1](a), labels)
 del z, a  # (3)!
 loss.backward()
-print(f"after backward: {held_mb():.0f} MB")
+print(f"held_mb() = {held_mb():.0f}")
 # --8<-- [end:timeline]
 
 # --8<-- [start:batch]
 one = culpa.cross_entropy(model(X[:1]), labels[:1])  # (1)!
 per_example = sum(graph_bytes(one).values())
-print(f"activations, 1 example: {per_example / 1e3:.1f} kB   "
-      f"parameters: {param_bytes / MB:.1f} MB")
+print(f"per_example = {per_example / 1e3:.1f} kB   "
+      f"param_bytes = {param_bytes / MB:.1f} MB")
+print("batch   batch * per_example")
 for batch in (100, 250, 1000, 4000):
-    print(f"batch {batch:4d}: activations {batch * per_example / MB:6.1f} MB")
+    print(f"{batch:5d}   {batch * per_example / MB:8.1f} MB")
 
-print(f"activations > parameters from batch "
-      f"{param_bytes / per_example:.0f}")
+print(f"param_bytes / per_example = {param_bytes / per_example:.0f}")
 # --8<-- [end:batch]
 
 # --8<-- [start:estimate]
@@ -113,15 +113,16 @@ activation_per_token = values_per_token * bytes_per_value
 parameter_memory = parameters * bytes_per_value
 crossover = parameter_memory / activation_per_token
 
-print(f"per token: {values_per_token:_} values "
-      f"= {activation_per_token / MB:.2f} MB")
-print(f"parameters: {parameter_memory / GB:.0f} GB")
+print(f"values_per_token = {values_per_token:_}   "
+      f"activation_per_token = {activation_per_token / MB:.2f} MB")
+print(f"parameter_memory = {parameter_memory / GB:.0f} GB")
+print("   tokens   tokens * activation_per_token")
 token_counts = (1_024, 4_096, 8_192, 65_536, 1_048_576)
 for tokens in token_counts:
     gb = tokens * activation_per_token / GB
-    print(f"{tokens:>9_} tokens: activations {gb:7_.1f} GB")
+    print(f"{tokens:>9_}   {gb:9_.1f} GB")
 
-print(f"activations > parameters from {crossover:_.0f} tokens")
+print(f"crossover = {crossover:_.0f}")
 # --8<-- [end:estimate]
 
 # --8<-- [start:checkpoint]
@@ -153,7 +154,7 @@ def train_step(segments):  # (2)!
 
 
 plain = train_step(1)[0]  # (5)!
-print("segments  peak memory  forward runs  recomputed  same gradients")
+print("segments         peak  forward_runs  recomputed            same")
 results = {}
 for segments in (1, 2, 4, 8, 16):
     deep, peak, forward_runs, recomputed = train_step(segments)
@@ -164,5 +165,5 @@ for segments in (1, 2, 4, 8, 16):
           f"  {same!s:>14}")
 
 best = min(results, key=lambda segments: results[segments][0])
-print("lowest peak: segments =", best)
+print("best =", best)
 # --8<-- [end:checkpoint]

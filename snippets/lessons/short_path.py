@@ -23,7 +23,7 @@ p = culpa.softmax(z).data
 x = culpa.Tensor(2.0, requires_grad=True)  # (3)!
 (3 * x * x**2).backward()
 
-print(f"2N = {passes:_} forward passes: {months:.1f} months")
+print(f"2N = {passes:_}   {months = :.1f}")
 print("p =", p, "  L =", round(loss.item(), 3))
 print("dL/dz = p - y =", z.grad)
 print("x.grad =", x.grad)

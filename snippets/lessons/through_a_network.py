@@ -25,7 +25,7 @@ y = np.eye(3)[c]
 
 n_params = sum(W[l].size + b[l].size for l in W)
 for l in W:
-    print(f"layer {l}: W{W[l].shape}, b{b[l].shape}")
+    print(f"W[{l}].shape = {W[l].shape}   b[{l}].shape = {b[l].shape}")
 
 print("N =", n_params)
 # --8<-- [end:network]
@@ -52,7 +52,7 @@ z, a = forward(W, b, x)
 p = a[depth]
 loss = -np.log(p[c])
 
-print("stored:", ", ".join(f"z{l}{z[l].shape} a{l}{a[l].shape}" for l in z))
+print(", ".join(f"z{l}{z[l].shape} a{l}{a[l].shape}" for l in z))
 print("p =", p)
 print("L =", loss.round(3))
 # --8<-- [end:forward]
@@ -74,12 +74,12 @@ for l in range(depth - 1, 0, -1):  # l = 2, 1
 for l in sorted(delta, reverse=True):
     size = np.linalg.norm(delta[l])
     shown = np.array2string(delta[l], precision=4)
-    print(f"delta{l} = {shown}  norm {size:.4f}")
+    print(f"delta{l} = {shown}  |delta{l}| = {size:.4f}")
 
 paths = int(np.prod(sizes[2:]))  # (2)!
 deep_paths_zeros = len(str(100**9)) - 1  # (3)!
-print("paths, layer 1 -> L:", paths)
-print(f"paths, 10 layers x 100 units: 10^{deep_paths_zeros}")
+print("paths =", paths)
+print(f"deep_paths = 100^9 = 10^{deep_paths_zeros}")
 # --8<-- [end:backward]
 
 # --8<-- [start:slopes]
@@ -98,7 +98,7 @@ W_down[2][i, j] -= eps
 loss_up = -np.log(forward(W_up, b, x)[1][depth][c])
 loss_down = -np.log(forward(W_down, b, x)[1][depth][c])
 nudged = (loss_up - loss_down) / (2 * eps)
-print(f"two-sided        = {nudged:.7f}")
+print(f"nudged           = {nudged:.7f}")
 # --8<-- [end:slopes]
 
 # --8<-- [start:culpa]
@@ -113,7 +113,7 @@ for l, layer in enumerate(net.layers, start=1):
     diff_W = np.abs(layer.weight.grad - grad_W[l]).max()
     diff_b = np.abs(layer.bias.grad - grad_b[l]).max()
     worst = max(worst, diff_W, diff_b)
-    print(f"  layer {l}: dL/dW{layer.weight.grad.shape} {diff_W < 1e-12},"
+    print(f"  l = {l}: dL/dW{layer.weight.grad.shape} {diff_W < 1e-12},"
           f" dL/db{layer.bias.grad.shape} {diff_b < 1e-12}")
 
 print("max |culpa - numpy| < 1e-12:", worst < 1e-12)
@@ -125,9 +125,9 @@ message_madds = sum(W[l].size for l in W if l > 1)  # (2)!
 slope_madds = sum(W[l].size for l in W)  # (3)!
 backward_madds = message_madds + slope_madds
 
-print("multiply-adds, forward :", forward_madds)
-print("multiply-adds, backward:", backward_madds)
+print("forward_madds  =", forward_madds)
+print("backward_madds =", backward_madds)
 both = (forward_madds + backward_madds) / forward_madds
-print("(forward + backward) / forward:", round(both, 1))
-print("one-sided, N + 1:", n_params + 1)
+print("(forward_madds + backward_madds) / forward_madds =", round(both, 1))
+print("N + 1 =", n_params + 1)
 # --8<-- [end:cost]

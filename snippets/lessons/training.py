@@ -30,9 +30,10 @@ def two_moons(n, noise, seed):  # (1)!
 
 X, y = two_moons(200, noise=0.15, seed=0)
 
-print("X:", X.shape, " y:", y.shape)
+print("X.shape =", X.shape, "  y.shape =", y.shape)
 print("np.bincount(y):", np.bincount(y))
-print("min:", X.min(axis=0).round(1), "  max:", X.max(axis=0).round(1))
+print("X.min(axis=0) =", X.min(axis=0).round(1),
+      "  X.max(axis=0) =", X.max(axis=0).round(1))
 # --8<-- [end:data]
 
 # --8<-- [start:model]
@@ -75,10 +76,11 @@ def train(model, lr, epochs, batch_size=20, seed=0):
 model = culpa.nn.MLP([2, 16, 16, 2], activation="tanh", rng=0)  # (8)!
 history = train(model, lr=0.1, epochs=200)
 
-for epoch in (1, 10, 50, 100, 200):
-    print(f"epoch {epoch:3d}   loss {history[epoch - 1]:.3f}")
+print("epoch   history[epoch - 1]")
+for epoch in (1, 10, 30, 50, 100, 200):
+    print(f"{epoch:5d}   {history[epoch - 1]:.3f}")
 
-print("accuracy:", accuracy(model, X, y))
+print("accuracy(model, X, y) =", accuracy(model, X, y))
 # --8<-- [end:loop]
 
 # --8<-- [start:boundary]
@@ -98,6 +100,6 @@ for lr in (0.01, 0.1, 3.0):
     fresh = culpa.nn.MLP([2, 16, 16, 2], activation="tanh", rng=0)  # (1)!
     final[lr] = train(fresh, lr=lr, epochs=200)[-1]
     correct[lr] = accuracy(fresh, X, y)
-    print(f"lr = {lr:<5}  loss {final[lr]:7.3f}   "
-          f"accuracy {correct[lr]:.3f}")
+    print(f"lr = {lr:<5}  final[lr] = {final[lr]:7.3f}   "
+          f"correct[lr] = {correct[lr]:.3f}")
 # --8<-- [end:optimizer]

@@ -73,8 +73,8 @@ with np.errstate(over="ignore", invalid="ignore"):  # (3)!
     big_exps = big.exp()
     big_p = big_exps / big_exps.sum()
 
-print("op by op: exp =", big_exps.data, "  p =", big_p.data)
-print("fused: L =", round(culpa.cross_entropy(big, 0).item(), 3))
+print("big_exps =", big_exps.data, "  big_p =", big_p.data)
+print("cross_entropy(big, 0) =", round(culpa.cross_entropy(big, 0).item(), 3))
 # --8<-- [end:fused]
 
 # --8<-- [start:step]

@@ -1,5 +1,7 @@
 """culpa.check: finite differences, gradcheck (and that it catches a wrong derivative), bad gradients."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -93,9 +95,20 @@ def test_gradcheck_names_the_ops_of_a_composite_with_a_planted_mistake(monkeypat
     monkeypatch.setattr(Tensor, "tanh", wrong_tanh)
     model = culpa.nn.MLP([2, 3, 2], rng=0)
     X = np.random.default_rng(1).standard_normal((4, 2))
-    expected = r"op 'tanh' .*output op 'cross_entropy' \(ops in f: linear, tanh, cross_entropy\)"
-    with pytest.raises(GradcheckError, match=expected):
+    expected = (
+        r"op 'tanh' .*It is the first op, in backward order, that disagrees\. "
+        r"f's output op is 'cross_entropy' \(f records: linear, tanh, cross_entropy\)\."
+    )
+    with pytest.raises(GradcheckError, match=expected) as info:
         gradcheck(lambda *params: culpa.cross_entropy(model(X), [0, 1, 1, 0]), model.parameters())
+    # both numbers of each comparison to 6 significant digits, as a reader compares them
+    pairs = re.findall(
+        r"backward gives (\S+) and finite differences (\S+) |analytic (\S+), numeric (\S+),", str(info.value)
+    )
+    numbers = [n for pair in pairs for n in pair if n]
+    assert len(numbers) == 4, str(info.value)
+    digits = [re.sub(r"e.*", "", n).replace("-", "").replace(".", "").lstrip("0") for n in numbers]
+    assert all(len(d) <= 6 for d in digits), numbers
 
 
 def test_gradcheck_differentiates_constant_inputs_too_and_restores_them():

@@ -11,6 +11,11 @@ thousands grouped by a thin space (`17\,408`), en `{{ 0.659 <- p.data[0] | .3f }
 `p.data[0]` is a Python expression evaluated in the namespace left by running the page's own code blocks
 in order; `.3f` is its format spec.
 
+An `e` format (`.0e`, `.1e`) is written the typographic way, never in Python's e-notation:
+`{{ 8 × 10⁻¹² <- gap | .0e }}` in both languages, pt `{{ 1,8 × 10⁻³ <- noise | .1e }}` where en writes
+`1.8 × 10⁻³`, and a mantissa of 1 is left out, `10⁻⁶` (tests/test_content_rules.py fails on e-notation in
+prose).
+
 At build time this step replaces every marker by its literal and fails on a malformed one.
 The test suite (tests/test_pages.py) runs each page's code, evaluates every expression, formats it for
 the page's language and fails, naming page and line, when the literal differs.
@@ -113,9 +118,25 @@ def format_number(value, fmt: str, lang: str, in_math: bool = False) -> str:
     return localize(format(value, fmt), lang, in_math)
 
 
+E_NOTATION = re.compile(r"^(?P<mantissa>[+-]?\d+(?:\.\d+)?)[eE](?P<exponent>[+-]?\d+)$")
+_SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
+
+
 def localize(text: str, lang: str, in_math: bool = False) -> str:
-    """Turn Python's formatting of a number (`format(value, spec)`) into the page's language."""
+    """Turn Python's formatting of a number (`format(value, spec)`) into the page's language; e-notation
+    (`8e-12`, `1.8e-03`) becomes mantissa × a power of ten (`8 × 10⁻¹²`, pt `1,8 × 10⁻³`)."""
+    if m := E_NOTATION.match(text):
+        return scientific(m.group("mantissa"), int(m.group("exponent")), lang, in_math)
     return localize_tex(text, lang) if in_math else numbers.localize(text, lang)
+
+
+def scientific(mantissa: str, exponent: int, lang: str, in_math: bool) -> str:
+    """`8 × 10⁻¹²` in prose, `8 \\times 10^{-12}` in math; a mantissa of 1 is left out: `10⁻⁶`."""
+    if in_math:
+        ten = f"10^{{{exponent}}}"
+        return ten if mantissa == "1" else f"{localize_tex(mantissa, lang)} \\times {ten}"
+    ten = "10" + str(exponent).translate(_SUPERSCRIPT)
+    return ten if mantissa == "1" else f"{numbers.localize(mantissa, lang)} × {ten}"
 
 
 def render(markdown: str) -> str:
