@@ -37,7 +37,7 @@ LABELS = {
         "output": "output p",
         "back": "backward pass: δ travels back from the output to the input",
         "key": "circle: activation stored by the forward pass\n"
-               "box: δ, each unit's blame (blue < 0 < orange; colour scaled within each layer)\n"
+               "box: δ, each unit's blame (blue < 0 < orange; color scaled within each layer)\n"
                "edge: slope ∂L/∂W = δ × a (blue < 0 < orange; width = size)\n"
                "dashed: the weight W⁽²⁾[1, 3] checked in the text: {delta} × {a} = {slope}",
     },
