@@ -28,7 +28,7 @@
 
     /* the network: one column per layer, the input on the side data.sides.input says (left), a circle per unit
        with its activation, its δ under it (rows far enough apart that a δ never touches the next circle) */
-    var W = 400, H = 400, R = 23, X0 = 36, DX = (W - 2 * X0) / depth;
+    var W = 400, H = 430, R = 26, X0 = 36, DX = (W - 2 * X0) / depth;
     var ux0 = function (l) { return X0 + DX * l; };
     var ux = data.sides.input === "left" ? ux0 : function (l) { return ux0(depth - l); };
     var svg = el("svg:svg", { viewBox: "0 0 " + W + " " + H, class: "xp-net", role: "img", "aria-label": t.graph || "" });

@@ -38,11 +38,19 @@
                                 "text-anchor": anchor[data.sides.grad], class: "xp-head xp-head--back" },
                   [t.backwardHead || ""]));
     var cy = function (id) { return TOP + ROW * id + ROW / 2; };
+    /* a constant leaf (y) is no step of the chain: it sits aside, at the left of its row, and feeds its child by a
+       short arrow of its own, while the arrow from the node above goes straight past it (as the static figure) */
+    var aside = function (node) { return node.constant && node.parents.length === 0; };
+    var ASIDE_R = BOX_L + 26;
+    var between = function (from, to) {
+      return nodes.slice(from + 1, to).every(aside);
+    };
     var edges = {};
     nodes.forEach(function (node) {
       node.parents.forEach(function (parent) {
         var mid = (BOX_L + BOX_R) / 2, d;
-        if (node.id - parent === 1) d = "M" + mid + " " + (cy(parent) + 14) + " L" + mid + " " + (cy(node.id) - 16);
+        if (aside(nodes[parent])) d = "M" + (BOX_L + ASIDE_R) / 2 + " " + (cy(parent) + 14) + " L" + (mid - 10) + " " + (cy(node.id) - 16);
+        else if (between(parent, node.id)) d = "M" + mid + " " + (cy(parent) + 14) + " L" + mid + " " + (cy(node.id) - 16);
         else d = "M" + BOX_L + " " + cy(parent) + " C" + (BOX_L - 12) + " " + cy(parent) + " " + (BOX_L - 12) +
                  " " + cy(node.id) + " " + (BOX_L - 3) + " " + cy(node.id);
         var path = el("svg:path", { d: d, class: "xp-edge", "marker-end": "url(#xp-arrow-" + NAME + ")" });
@@ -55,9 +63,10 @@
     svg.prepend(defs);
     var rows = nodes.map(function (node) {
       var y = cy(node.id);
-      var box = el("svg:rect", { x: BOX_L, y: y - 14, width: BOX_R - BOX_L, height: 28, rx: 6,
+      var right = aside(node) ? ASIDE_R : BOX_R;
+      var box = el("svg:rect", { x: BOX_L, y: y - 14, width: right - BOX_L, height: 28, rx: 6,
                                  class: "xp-node" + (node.constant ? " xp-node--constant" : "") });
-      var label = el("svg:text", { x: (BOX_L + BOX_R) / 2, y: y + 5, "text-anchor": "middle", class: "xp-name" }, [node.name]);
+      var label = el("svg:text", { x: (BOX_L + right) / 2, y: y + 5, "text-anchor": "middle", class: "xp-name" }, [node.name]);
       var value = el("svg:text", { x: at[data.sides.value], y: y + 5, "text-anchor": anchor[data.sides.value],
                                    class: "xp-value", "data-num": "value" });
       var grad = el("svg:text", { x: at[data.sides.grad], y: y + 5, "text-anchor": anchor[data.sides.grad],

@@ -26,18 +26,20 @@ LABELS = {
         "layer": "camada {l}",
         "output": "saída p",
         "back": "backward pass: o δ volta da saída para a entrada",
-        "key": "círculo: ativação guardada no forward pass   ·   caixa: δ, a culpa de cada unidade\n"
+        "key": "círculo: ativação guardada no forward pass\n"
+               "caixa: δ, a culpa de cada unidade (azul < 0 < laranja; cor normalizada em cada camada)\n"
                "aresta: inclinação ∂L/∂W = δ × a (azul < 0 < laranja; espessura = tamanho)\n"
-               "tracejada: o peso W⁽²⁾[1, 3] da página: {delta} × {a} = {slope}",
+               "tracejada: o peso W⁽²⁾[1, 3] conferido no texto: {delta} × {a} = {slope}",
     },
     "en": {
         "input": "input",
         "layer": "layer {l}",
         "output": "output p",
         "back": "backward pass: δ travels back from the output to the input",
-        "key": "circle: activation stored by the forward pass   ·   box: δ, each unit's blame\n"
+        "key": "circle: activation stored by the forward pass\n"
+               "box: δ, each unit's blame (blue < 0 < orange; color scaled within each layer)\n"
                "edge: slope ∂L/∂W = δ × a (blue < 0 < orange; width = size)\n"
-               "dashed: the page's weight W⁽²⁾[1, 3]: {delta} × {a} = {slope}",
+               "dashed: the weight W⁽²⁾[1, 3] checked in the text: {delta} × {a} = {slope}",
     },
 }
 @functools.cache  # the alt text and the build both need it
@@ -66,18 +68,18 @@ def data() -> dict:
 
 def _alt(lang):
     d = data()
-    units = style.conjunction(d["sizes"], lang)
+    sizes = "-".join(str(n) for n in d["sizes"])
     act = {"pt": {"sigmoid": "sigmoide"}, "en": {}}[lang].get(d["activation"], d["activation"])
     shrink = style.number(np.linalg.norm(d["deltas"][-1]) / np.linalg.norm(d["deltas"][0]), ".0f", lang)
     if lang == "pt":
-        return style.prose(f"""Diagrama da rede da página 4 ({units} unidades, {act}): cada unidade mostra
+        return style.prose(f"""Diagrama da rede {sizes} ({act}) de Passo a passo por uma rede: cada unidade mostra
             a ativação guardada no forward pass e, numa caixa colorida, seu δ; cada aresta tem a cor do sinal
             e a espessura do tamanho da sua inclinação, δ vezes a ativação de entrada; embaixo de cada camada,
             o tamanho do seu δ; uma seta da direita para a esquerda marca o backward pass. Repare que o δ
             começa como p − y na saída e encolhe a cada camada {act} (o da saída é {shrink} vezes o da
             primeira camada), e que a inclinação de um peso é só o δ da unidade onde ele chega vezes a
             ativação de onde ele sai.""")
-    return style.prose(f"""Diagram of page 4's network ({units} units, {act}): each unit shows the activation
+    return style.prose(f"""Diagram of the {sizes} {act} network of Step by step through a network: each unit shows the activation
         stored by the forward pass and, in a colored box, its δ; each edge has the color of the sign and the
         width of the size of its slope, δ times the incoming activation; under each layer, the size of its δ;
         an arrow from right to left marks the backward pass. Notice that δ starts as p − y at the output and
@@ -110,10 +112,10 @@ def draw(lang: str, d: dict):
 
     fig, ax = style.new_figure(6.6 if phone else 5.9, width=3.7 if phone else 7.4)
     if phone:
-        fig.set_size_inches(3.7, 7.6)
+        fig.set_size_inches(3.7, 8.4)
     ax.set_axis_off()
     ax.set_xlim(*((-2.1, 2.1) if phone else (-0.45, len(sizes) - 0.35)))
-    ax.set_ylim(*((-1.6 * (len(sizes) - 1) - 3.9, 0.95) if phone else (-5.4, 3.4)))
+    ax.set_ylim(*((-1.6 * (len(sizes) - 1) - 4.9, 0.95) if phone else (-5.75, 3.4)))
     for layer, grad in enumerate(grads, start=1):  # edges first, under the units
         for i, yi in enumerate(_ys(grad.shape[0])):
             for j, yj in enumerate(_ys(grad.shape[1])):
@@ -162,10 +164,9 @@ def draw(lang: str, d: dict):
     factors = {"delta": deltas[layer][i], "a": values[layer - 1][j], "slope": grads[layer - 1][i, j]}
     knob = {name: style.number(value, ".4f", lang) for name, value in factors.items()}
     key = words["key"].format(**knob)
-    if phone:  # one item a line, wrapped where a reader would break it (matplotlib's wrap breaks oddly)
-        key = "\n".join(textwrap.fill(item, 46, subsequent_indent="  ")
-                         for item in key.replace("   ·   ", "\n").split("\n"))
-    ax.text(*((-2.05, bottom - 0.75) if phone else (-0.4, -5.35)), key, ha="left",
+    if phone:  # one item a line, each wrapped on its own
+        key = "\n".join(textwrap.fill(item, style.PHONE_NOTE) for item in key.split("\n"))  # as fit_to_phone wraps
+    ax.text(*((-2.05, bottom - 0.75) if phone else (-0.4, -5.7)), key, ha="left",
             va="top" if phone else "bottom",
             fontsize=8.5 if phone else 9.5, color=style.NEUTRAL, linespacing=1.4)
     return fig

@@ -33,7 +33,7 @@ LABELS = {
         "y": "memória (GB, escala log)",
         "activations": "ativações guardadas para o backward pass",
         "parameters": "parâmetros (27 bilhões em bf16)",
-        "cross": "a partir de ~{tokens} tokens,\nas ativações custam mais\nque o modelo inteiro",
+        "cross": "a partir de ≈ {tokens} tokens,\nas ativações custam mais\nque o modelo inteiro",
         "sequence": "uma sequência de {tokens} tokens:\n{gb} GB de ativações",
         "note": "{layers} camadas × ({hidden} + 3 × {inter}) valores por token, bf16;\n"
                 "só o bloco feed-forward: um piso",
@@ -44,7 +44,7 @@ LABELS = {
         "y": "memory (GB, log scale)",
         "activations": "activations kept for the backward pass",
         "parameters": "parameters (27 billion in bf16)",
-        "cross": "from ~{tokens} tokens on,\nthe activations cost more\nthan the whole model",
+        "cross": "from ≈ {tokens} tokens on,\nthe activations cost more\nthan the whole model",
         "sequence": "one sequence of {tokens} tokens:\n{gb} GB of activations",
         "note": "{layers} layers × ({hidden} + 3 × {inter}) values per token, bf16;\n"
                 "feed-forward block only: a floor",
@@ -83,13 +83,13 @@ CAPTION = {
         feed-forward: sua entrada (largura {hidden}, o hidden size que supomos), as projeções gate e up
         ({inter} cada) e o produto ativado ({inter}); tudo em bf16 (2 bytes), ou seja, {per_token} MB por
         token. Atenção, normalizações e o fluxo residual ficam de fora: a conta real é maior. Parâmetros:
-        27 bilhões em bf16, {params_gb} GB. As ativações passam os parâmetros a partir de ~{crossover}
+        27 bilhões em bf16, {params_gb} GB. As ativações passam os parâmetros a partir de cerca de {crossover}
         tokens no batch.""",
     "en": """Assumptions: {layers} layers; per layer and token, only the feed-forward block's tensors are
         kept: its input (width {hidden}, the hidden size we assume), the gate and up projections ({inter}
         each) and their activated product ({inter}); all in bf16 (2 bytes), that is {per_token} MB per
         token. Attention, norms and the residual stream are left out: the real bill is higher. Parameters:
-        27 billion in bf16, {params_gb} GB. The activations overtake the parameters from ~{crossover}
+        27 billion in bf16, {params_gb} GB. The activations overtake the parameters from about {crossover}
         tokens in the batch on.""",
 }
 ALT = {

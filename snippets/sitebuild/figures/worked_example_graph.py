@@ -139,10 +139,24 @@ def draw(lang: str, d: dict):
         ax.text(x, top, label, ha=ha, va="bottom", fontsize=11.5, fontweight="bold",
                 color=style.BACKPROP if "∂" in label or label == words["step"] else "black")
 
+    # A constant leaf (y) is no step of the chain: it sits aside, at the left of its row, and feeds its child by a
+    # short arrow of its own; the arrow from the node above it goes straight past it to the child.
+    aside = {node["id"] for node in nodes if not node["requires_grad"] and not node["parents"]}
+    aside_right = box_left + (0.42 if phone else 0.62)
+
+    def box_span(node_id):
+        return (box_left, aside_right) if node_id in aside else (box_left, box_right)
+
     for node in nodes:  # edges: a parent feeds its child (straight when adjacent, an arc when not)
         for parent in node["parents"]:
             start, end = y(parent), y(node["id"])
-            if node["id"] - parent == 1:
+            between = set(range(parent + 1, node["id"]))
+            if parent in aside:
+                x0 = sum(box_span(parent)) / 2
+                ax.add_patch(FancyArrowPatch((x0, start - 0.17), (mid - 0.3, end + 0.17), arrowstyle="-|>",
+                                             mutation_scale=12, color=style.NEUTRAL, linewidth=1.2,
+                                             shrinkA=0, shrinkB=1))
+            elif between <= aside:
                 ax.add_patch(FancyArrowPatch((mid, start - 0.2), (mid, end + 0.2), arrowstyle="-|>",
                                              mutation_scale=12, color=style.NEUTRAL, linewidth=1.2))
             else:
@@ -153,12 +167,13 @@ def draw(lang: str, d: dict):
 
     for node, (_, name) in zip(nodes, NODES, strict=True):
         yy, constant = y(node["id"]), not node["requires_grad"]
-        ax.add_patch(FancyBboxPatch((box_left, yy - 0.17), box_right - box_left, 0.34,
+        left, right = box_span(node["id"])
+        ax.add_patch(FancyBboxPatch((left, yy - 0.17), right - left, 0.34,
                                     boxstyle="round,pad=0.02,rounding_size=0.08",
                                     facecolor="#f5f5f5" if constant else "#ede7f6",
                                     edgecolor=style.NEUTRAL if constant else style.BACKPROP,
                                     linestyle="--" if constant else "-", linewidth=1.3))
-        ax.text(mid, yy, name, ha="center", va="center", fontsize=12)
+        ax.text((left + right) / 2, yy, name, ha="center", va="center", fontsize=12)
         ax.text(value_at[0], yy + value_at[1], _show(node["value"], lang), ha=value_at[2], va=value_at[3],
                 fontsize=10.5)
         if constant:
