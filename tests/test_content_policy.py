@@ -9,7 +9,7 @@ inline (its livereload script differs on every request). Then every HTML file of
 holds one policy, right after its charset, that allows exactly its inline scripts.
 
 That Chromium runs every page under it with no violation, and that Run cannot reach another host, is
-tests/browser/test_content_policy.py.
+tests/browser/test_content_policy_in_browser.py.
 """
 
 from __future__ import annotations
