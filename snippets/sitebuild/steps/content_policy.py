@@ -34,6 +34,9 @@ What the policy allows, and why:
   no form sent elsewhere.
 - `frame-ancestors` is ignored in a <meta> policy (only a header can say it), so it is not written.
 
+The hashes are per page: Material's `navigation.instant` (off in mkdocs.yml) would keep the first page's
+policy while it swaps in the next page's inline scripts, and so would need every page's hashes in each.
+
 A page with an inline event handler (`onclick=`) or a `javascript:` URL fails the build, naming the page:
 the policy would silently disable it. A page that already has a policy <meta> fails too (two policies
 would both apply; this step is the policy's one home).
