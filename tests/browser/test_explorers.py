@@ -19,12 +19,13 @@ import re
 
 import pytest
 from visiting import (
-    AXE,
+    ADOPT_CSS,
     DESKTOP,
     LOCAL_ONLY,
     NO_CHROMIUM,
     PHONE,
     SCREENSHOTS,
+    axe_source,
     find_chromium,
     in_ci,
     is_sitemap_prefetch,
@@ -495,8 +496,8 @@ def test_no_serious_accessibility_violation_in_either_palette(browser, served_si
             root.locator("input, .xp-stage").first.focus()
             for _ in range(5):
                 tab.keyboard.press("ArrowRight")
-            tab.add_script_tag(path=str(AXE))
-            tab.add_style_tag(content="*, *::before, *::after { transition: none !important; }")
+            tab.evaluate(axe_source())  # as DevTools does: the page's policy refuses an inline script
+            tab.evaluate(ADOPT_CSS, "*, *::before, *::after { transition: none !important; }")
             for palette in ("default", "slate"):
                 tab.evaluate("(s) => document.body.setAttribute('data-md-color-scheme', s)", palette)
                 tab.wait_for_timeout(50)
@@ -568,7 +569,7 @@ def test_screenshots_at_a_middle_step(browser, served_site, name, lang):
                 tab.keyboard.press("ArrowLeft")
             tab.evaluate("document.activeElement.blur()")
             # the site's sticky header would cover the explorer's top in an element's screenshot
-            tab.add_style_tag(content=".md-header { visibility: hidden; }")
+            tab.evaluate(ADOPT_CSS, ".md-header { visibility: hidden; }")
             path = SCREENSHOTS / f"explorer-{name}-{lang}-{label}.png"
             root.screenshot(path=str(path))
             written.append(path)

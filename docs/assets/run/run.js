@@ -21,6 +21,14 @@
   const S = page.strings;
   const workerURL = new URL("worker.js", document.currentScript.src);
   workerURL.searchParams.set("wheel", page.wheel);
+  // The worker starts from a blob: bootstrap that loads worker.js: a blob: worker inherits this page's
+  // Content-Security-Policy (sitebuild/steps/content_policy.py), so Python run in it cannot reach another
+  // host; a worker started from worker.js's own URL would take its policy from the response's headers,
+  // and GitHub Pages sends none. worker.js reads its own address from self.culpaWorkerURL.
+  const bootstrapURL = URL.createObjectURL(new Blob(
+    [`self.culpaWorkerURL = ${JSON.stringify(workerURL.href)};\nimportScripts(self.culpaWorkerURL);\n`],
+    { type: "text/javascript" },
+  ));
 
   const LOAD_TIMEOUT_S = 120; // silence from a loading worker this long: give up (a busy phone takes ~20 s)
   const state = {
@@ -47,7 +55,7 @@
   // ---- the interpreter ------------------------------------------------------------------------------
 
   function startWorker() {
-    const worker = new Worker(workerURL.href);
+    const worker = new Worker(bootstrapURL);
     state.worker = worker;
     state.loading = true;
     state.failed = false;

@@ -1,7 +1,9 @@
 /* Run in the page, the interpreter: a Web Worker that runs a page's Python blocks with Pyodide.
  *
- * Started by run.js on the first Run (never on page load), as new Worker("worker.js?wheel=PATH"), PATH the
- * wheel's place from the site's root (the run-config's "wheel": sitebuild/project.py's WHEEL_FOLDER/NAME).
+ * Started by run.js on the first Run (never on page load), from a blob: bootstrap (so that the page's
+ * Content-Security-Policy holds here too) that sets self.culpaWorkerURL to "worker.js?wheel=PATH" and loads
+ * this script, PATH the wheel's place from the site's root (the run-config's "wheel": sitebuild/project.py's
+ * WHEEL_FOLDER/NAME).
  * It loads Pyodide from this site (../vendor/pyodide/), then numpy (Pyodide's own wheel, checked against
  * pyodide-lock.json's sha256) and culpa's wheel (built from the repository by sitebuild/steps/wheel.py, served at
  * <site>/culpa/). Every block of the page runs in one namespace, as in one interpreter.
@@ -21,7 +23,7 @@
 // it is still shown, since printed output (stdout) and errors have a budget each.
 const MAX_LINES = 2000;
 const MAX_CHARS = 200000;
-const here = new URL(self.location.href);
+const here = new URL(self.culpaWorkerURL || self.location.href); // run.js's blob: bootstrap says where this is
 const wheel = here.searchParams.get("wheel");
 const pyodideURL = new URL("../vendor/pyodide/", here).href;
 const wheelURL = new URL(`../../${wheel}`, here).href; // this script is <site>/assets/run/worker.js

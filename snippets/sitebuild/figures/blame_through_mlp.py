@@ -72,19 +72,20 @@ def _alt(lang):
     act = {"pt": {"sigmoid": "sigmoide"}, "en": {}}[lang].get(d["activation"], d["activation"])
     shrink = style.number(np.linalg.norm(d["deltas"][-1]) / np.linalg.norm(d["deltas"][0]), ".0f", lang)
     if lang == "pt":
-        return style.prose(f"""Diagrama da rede {sizes} ({act}) de Passo a passo por uma rede: cada unidade mostra
-            a ativação guardada no forward pass e, numa caixa colorida, seu δ; cada aresta tem a cor do sinal
-            e a espessura do tamanho da sua inclinação, δ vezes a ativação de entrada; embaixo de cada camada,
-            o tamanho do seu δ; uma seta da direita para a esquerda marca o backward pass. Repare que o δ
-            começa como p − y na saída e encolhe a cada camada {act} (o da saída é {shrink} vezes o da
-            primeira camada), e que a inclinação de um peso é só o δ da unidade onde ele chega vezes a
-            ativação de onde ele sai.""")
-    return style.prose(f"""Diagram of the {sizes} {act} network of Step by step through a network: each unit shows the activation
-        stored by the forward pass and, in a colored box, its δ; each edge has the color of the sign and the
-        width of the size of its slope, δ times the incoming activation; under each layer, the size of its δ;
-        an arrow from right to left marks the backward pass. Notice that δ starts as p − y at the output and
-        shrinks at each {act} layer (the output's is {shrink} times the first layer's), and that a weight's
-        slope is just the δ of the unit it enters times the activation of the unit it leaves.""")
+        return style.prose(f"""Diagrama da rede {sizes} ({act}) de Passo a passo por uma rede: cada unidade
+            mostra a ativação guardada no forward pass e, numa caixa colorida, seu δ; cada aresta tem a
+            cor do sinal e a espessura do tamanho da sua inclinação, δ vezes a ativação de entrada;
+            embaixo de cada camada, o tamanho do seu δ; uma seta da direita para a esquerda marca o
+            backward pass. Repare que o δ começa como p − y na saída e encolhe a cada camada {act} (o da
+            saída é {shrink} vezes o da primeira camada), e que a inclinação de um peso é só o δ da
+            unidade onde ele chega vezes a ativação de onde ele sai.""")
+    return style.prose(f"""Diagram of the {sizes} {act} network of Step by step through a network: each unit
+        shows the activation stored by the forward pass and, in a colored box, its δ; each edge has the
+        color of the sign and the width of the size of its slope, δ times the incoming activation; under
+        each layer, the size of its δ; an arrow from right to left marks the backward pass. Notice that δ
+        starts as p − y at the output and shrinks at each {act} layer (the output's is {shrink} times the
+        first layer's), and that a weight's slope is just the δ of the unit it enters times the activation
+        of the unit it leaves.""")
 
 
 ALT = {lang: _alt(lang) for lang in style.LANGS}
@@ -165,7 +166,8 @@ def draw(lang: str, d: dict):
     knob = {name: style.number(value, ".4f", lang) for name, value in factors.items()}
     key = words["key"].format(**knob)
     if phone:  # one item a line, each wrapped on its own
-        key = "\n".join(textwrap.fill(item, style.PHONE_NOTE) for item in key.split("\n"))  # as fit_to_phone wraps
+        # as fit_to_phone wraps
+        key = "\n".join(textwrap.fill(item, style.PHONE_NOTE) for item in key.split("\n"))
     ax.text(*((-2.05, bottom - 0.75) if phone else (-0.4, -5.7)), key, ha="left",
             va="top" if phone else "bottom",
             fontsize=8.5 if phone else 9.5, color=style.NEUTRAL, linespacing=1.4)

@@ -139,8 +139,8 @@ def draw(lang: str, d: dict):
         ax.text(x, top, label, ha=ha, va="bottom", fontsize=11.5, fontweight="bold",
                 color=style.BACKPROP if "∂" in label or label == words["step"] else "black")
 
-    # A constant leaf (y) is no step of the chain: it sits aside, at the left of its row, and feeds its child by a
-    # short arrow of its own; the arrow from the node above it goes straight past it to the child.
+    # A constant leaf (y) is no step of the chain: it sits aside, at the left of its row, and feeds its
+    # child by a short arrow of its own; the arrow from the node above it goes straight past it to the child.
     aside = {node["id"] for node in nodes if not node["requires_grad"] and not node["parents"]}
     aside_right = box_left + (0.42 if phone else 0.62)
 
