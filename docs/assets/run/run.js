@@ -77,6 +77,9 @@
       } else if (m.type === "out") {
         const run = pending.get(m.id);
         if (run) append(run.block, m.text, m.stream);
+      } else if (m.type === "figure") {
+        const run = pending.get(m.id);
+        if (run) figure(run.block, m.url, m.texts);
       } else if (m.type === "cut") {
         const run = pending.get(m.id);
         if (run) run.cuts[m.stream] = note(run.block, "…"); // where the stream was cut; filled in at "done"
@@ -139,7 +142,7 @@
         code: codeOf(block),
         name: `<${fmt(S.blockN, { n: block.index + 1 })}>`,
         lab: Boolean(block.spec.lab),
-        words: { noInput: S.noInput, noClose: S.noClose },
+        words: { noInput: S.noInput, noClose: S.noClose, plotSubset: S.plotSubset },
       });
     }).then((ok) => {
       if (block.output.dataset.state === "running") block.output.dataset.state = ok ? "ok" : "error";
@@ -247,6 +250,18 @@
       block.output.append(last);
     }
     last.append(document.createTextNode(text)); // a node per chunk: no copy of what is already shown
+    block.output.dataset.printed = "1";
+  }
+
+  // A figure the block drew (Python made the SVG: assets/run/matplotlib/), shown as an image, so that nothing
+  // in it can run or reach the page.
+  function figure(block, url, texts) {
+    if (typeof url !== "string" || !url.startsWith("data:image/svg+xml;base64,")) return;
+    const img = document.createElement("img");
+    img.className = "run-figure";
+    img.src = url;
+    img.alt = fmt(S.figureAlt, { texts });
+    block.output.append(img);
     block.output.dataset.printed = "1";
   }
 

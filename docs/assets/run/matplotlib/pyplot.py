@@ -245,7 +245,7 @@ def _group(tex, i):
 
 
 def _plain(text):
-    return "".join(t for t, _ in _runs(text))
+    return re.sub(r"  +", " ", "".join(t for t, _ in _runs(text)))
 
 
 WIDTHS = {**dict.fromkeys("il.,:;|!'()[]ft", 0.34), **dict.fromkeys(" ", 0.32), **dict.fromkeys("mwMW", 0.9)}
@@ -1095,8 +1095,8 @@ def _contour_path(field, sx, sy):
             za, zb = z[a], z[b]
             with np.errstate(divide="ignore", invalid="ignore"):
                 t = (level - za) / (zb - za)
+                points.append(np.stack([X[a] + t * (X[b] - X[a]), Y[a] + t * (Y[b] - Y[a])], axis=-1))
             crossed.append(above[a] != above[b])
-            points.append(np.stack([X[a] + t * (X[b] - X[a]), Y[a] + t * (Y[b] - Y[a])], axis=-1))
         crossed, points = np.array(crossed), np.array(points)
         count = crossed.sum(axis=0)
         first = np.argmax(crossed, axis=0)
