@@ -8,6 +8,7 @@ the build uses. The SVG is read as XML: its series, their points, its ticks and 
 from __future__ import annotations
 
 import importlib.util
+import re
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -178,18 +179,22 @@ def test_a_call_it_does_not_draw_says_so_and_names_it(plt, call, named):
 
 def test_show_hands_each_figure_to_the_page_and_closes_it(plt):
     shown = []
-    plt.display = lambda url, texts: shown.append((url, texts))
-    fig, ax = plt.subplots()
-    ax.plot([1, 2, 3], label="<b>bold</b>")
-    ax.legend()
+    plt.display = lambda url, texts, phone: shown.append((url, texts, phone))
+    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4))
+    left.plot([1, 2, 3], label="<b>bold</b>")
+    left.legend()
+    right.plot([3, 2, 1])
     plt.show()
     plt.show()
-    assert len(shown) == 1 and shown[0][0].startswith("data:image/svg+xml;base64,")
+    assert len(shown) == 1 and all(shown[0][k].startswith("data:image/svg+xml;base64,") for k in (0, 2))
     import base64
 
-    svg = base64.b64decode(shown[0][0].split(",", 1)[1]).decode()
+    svg, phone = (base64.b64decode(shown[0][k].split(",", 1)[1]).decode() for k in (0, 2))
     assert "<b>" not in svg and "&lt;b&gt;bold&lt;/b&gt;" in svg  # what the reader writes stays text
     assert shown[0][1] == "<b>bold</b>"
+    # a narrow screen's drawing: the two axes stacked, 4.2 inches wide (100 pixels to the inch)
+    size = lambda text: [float(v) for v in re.search(r'width="([\d.]+)" height="([\d.]+)"', text).groups()]  # noqa: E731
+    assert size(svg) == [1000, 400] and size(phone) == [420, 640]
 
 
 def test_the_package_names_what_it_lacks_and_never_shadows_the_build(tmp_path):

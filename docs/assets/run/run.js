@@ -41,6 +41,9 @@
     if (!block.edited) return block.spec.code;
     const copy = block.code.cloneNode(true);
     copy.querySelectorAll(".md-annotation, .md-annotation__index").forEach((node) => node.remove());
+    // Chrome writes a line break typed or pasted into a lab's cell (a <pre>, styled spans) as <br>, which
+    // textContent would drop, joining the lines
+    copy.querySelectorAll("br").forEach((br) => br.replaceWith("\n"));
     return copy.textContent;
   }
 
@@ -79,7 +82,7 @@
         if (run) append(run.block, m.text, m.stream);
       } else if (m.type === "figure") {
         const run = pending.get(m.id);
-        if (run) figure(run.block, m.url, m.texts);
+        if (run) figure(run.block, m.url, m.texts, m.phone);
       } else if (m.type === "cut") {
         const run = pending.get(m.id);
         if (run) run.cuts[m.stream] = note(run.block, "…"); // where the stream was cut; filled in at "done"
@@ -254,14 +257,24 @@
   }
 
   // A figure the block drew (Python made the SVG: assets/run/matplotlib/), shown as an image, so that nothing
-  // in it can run or reach the page.
-  function figure(block, url, texts) {
-    if (typeof url !== "string" || !url.startsWith("data:image/svg+xml;base64,")) return;
+  // in it can run or reach the page; a narrow screen gets its one-column drawing, as the site's figures do.
+  const SVG_URL = "data:image/svg+xml;base64,";
+  function figure(block, url, texts, phone) {
+    if (typeof url !== "string" || !url.startsWith(SVG_URL)) return;
+    const picture = document.createElement("picture");
+    if (typeof phone === "string" && phone.startsWith(SVG_URL)) {
+      const source = document.createElement("source");
+      source.media = "(max-width: 44.9375em)";
+      source.type = "image/svg+xml";
+      source.srcset = phone;
+      picture.append(source);
+    }
     const img = document.createElement("img");
     img.className = "run-figure";
     img.src = url;
     img.alt = fmt(S.figureAlt, { texts });
-    block.output.append(img);
+    picture.append(img);
+    block.output.append(picture);
     block.output.dataset.printed = "1";
   }
 

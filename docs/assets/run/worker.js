@@ -14,7 +14,8 @@
  *               {type: "ready"}                  Python, numpy and culpa are loaded
  *               {type: "out", id, stream, text}  printed text, "stdout" or "stderr", as it is written
  *               {type: "cut", id, stream}        that stream reached its cap; the rest is counted, not sent
- *               {type: "figure", id, url, texts}  a figure the block drew: an SVG data: URL and its words
+ *               {type: "figure", id, url, texts, phone}  a figure the block drew: SVG data: URLs (phone: the drawing
+ *                                                 for a narrow screen) and its words
  *               {type: "done", id, ok, cancelled, dropped: {stdout, stderr: {chars, lines}}}
  *               {type: "failed", error}          Python could not be loaded
  * Stop is run.js terminating this worker and starting a fresh one: nothing here needs to cooperate.
@@ -201,8 +202,8 @@ async function installStandin(pyodide) {
   pyodide.FS.mkdirTree("/standin/matplotlib");
   STANDIN_FILES.forEach((name, k) => pyodide.FS.writeFile(`/standin/matplotlib/${name}`, sources[k]));
   const pyplot = pyodide.runPython('import sys\nsys.path.insert(0, "/standin")\nimport matplotlib.pyplot\nmatplotlib.pyplot');
-  pyplot.display = (url, texts) => {
-    if (current) self.postMessage({ type: "figure", id: current.id, url, texts });
+  pyplot.display = (url, texts, phone) => {
+    if (current) self.postMessage({ type: "figure", id: current.id, url, texts, phone });
   };
   return pyplot;
 }

@@ -325,6 +325,24 @@ def _log_ticks(lo, hi, base):
     return majors, labels, minors
 
 
+def _spaced(values, labels, minors, lo, base, per, axis):
+    """Labelled ticks whose labels would touch lose their label (powers of the base keep theirs first)."""
+    size = (lambda t: _width(t) + 4) if axis == "x" else (lambda t: FONT * 1.3)  # noqa: E731
+    kept = []  # (start, end) of each kept label
+    for v, t in sorted(zip(values, labels, strict=True), key=lambda vt: not _is_power(vt[0], base)):
+        mid = math.log(v / lo, base) * per
+        if all(mid + size(t) / 2 <= a or mid - size(t) / 2 >= b for a, b, _, _ in kept):
+            kept.append((mid - size(t) / 2, mid + size(t) / 2, v, t))
+    kept.sort()
+    shown = {v for _, _, v, _ in kept}
+    return [v for *_, v, _ in kept], [t for *_, t in kept], minors + [v for v in values if v not in shown]
+
+
+def _is_power(v, base):
+    k = math.log(v, base)
+    return abs(k - round(k)) < 1e-9
+
+
 def _int(v):
     return str(int(v)) if float(v).is_integer() else f"{v:g}"
 
@@ -706,11 +724,13 @@ def show(*args, **kwargs):
     figures = list(_open)
     _open.clear()
     for fig in figures:
-        drawing = svg(fig)
         if display is not None:
             sys.stdout.flush()  # what the block printed before the figure shows before it
-            url = "data:image/svg+xml;base64," + base64.b64encode(drawing.encode()).decode()
-            display(url, texts(fig))
+            display(_url(svg(fig)), texts(fig), _url(svg(fig, phone=True)))
+
+
+def _url(drawing):
+    return "data:image/svg+xml;base64," + base64.b64encode(drawing.encode()).decode()
 
 
 def __getattr__(name):
@@ -806,7 +826,7 @@ def _ticks(ax, axis, lo, hi, length):
     if ax.ticklabels[axis] is not None:
         raise _limit(f"ax.set_{axis}ticklabels without ax.set_{axis}ticks")
     if kind == "log":
-        return _log_ticks(lo, hi, base)
+        return _spaced(*_log_ticks(lo, hi, base), lo, base, length / (math.log(hi / lo, base) or 1), axis)
     # matplotlib's room for ticks: a label three font sizes wide along x, two tall along y; 9 at most
     bins = max(1, min(9, int(length / (FONT * (3 if axis == "x" else 2)))))
     values, labels = _linear_ticks(lo, hi, bins)
@@ -818,19 +838,23 @@ def _step_of(values):
     return min(gaps) if gaps else 1.0
 
 
-def svg(fig):
-    """The figure as an SVG document (points as units, 100 pixels to the inch, like Jupyter's figures)."""
-    W, H = fig.size[0] * 72, fig.size[1] * 72
+def svg(fig, phone=False):
+    """The figure as an SVG document (points as units, 100 pixels to the inch, like Jupyter's figures).
+    phone: the drawing a narrow screen shows instead (run.js), its axes in one column, each at most 4.2 by
+    3.2 inches, so that its text, shrunk to the screen's width, can still be read."""
     rows, cols = fig.grid
+    w, h = fig.size[0] / cols * 72, fig.size[1] / rows * 72  # one axes' cell, in points
+    if phone:
+        w, h, rows, cols = min(w, 4.2 * 72), min(h, 3.2 * 72), rows * cols, 1
+    W, H = w * cols, h * rows
     out = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{fig.size[0] * 100:.0f}" '
-        f'height="{fig.size[1] * 100:.0f}" viewBox="0 0 {W:.1f} {H:.1f}" font-family="{FONT_FAMILY}">',
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{W / 0.72:.0f}" '
+        f'height="{H / 0.72:.0f}" viewBox="0 0 {W:.1f} {H:.1f}" font-family="{FONT_FAMILY}">',
         f'<rect width="{W:.1f}" height="{H:.1f}" fill="#ffffff"/>',
     ]
     for n, ax in enumerate(fig.axes):
-        r, c = ax.cell
-        box = (c * W / cols, r * H / rows, (c + 1) * W / cols, (r + 1) * H / rows)
-        out += _draw_axes(ax, box, n)
+        r, c = (n, 0) if phone else ax.cell
+        out += _draw_axes(ax, (c * w, r * h, (c + 1) * w, (r + 1) * h), n)
     out.append("</svg>")
     return "\n".join(out)
 
