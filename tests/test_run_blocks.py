@@ -16,15 +16,17 @@ TEXT = '<div class="language-text highlight"><pre><code>{code}\n</code></pre></d
 RUN_CONFIG = re.compile(r'<script type="application/json" id="run-config">(.*?)</script>', re.S)
 BAR = re.compile(r'<div class="run-bar(?: run-note)?" data-run-bar="(\d+)"')
 TAGS = re.compile(r"<[^>]+>")
-NEXT_PART = re.compile(r'data-run-block="|<h[1-6][\s>]|</article>'
-                       r'|<script type="application/json" id="run-config"')
+NEXT_PART = re.compile(
+    r'data-run-block="|<h[1-6][\s>]|</article>'
+    r'|<script type="application/json" id="run-config"'
+)
 
 
 def test_a_bar_follows_its_block_or_the_blocks_annotation_list():
     page = (
         PY.format(code="a = 1  # (1)!")
         + "\n<ol>\n<li>a list <ol><li>inside</li></ol> in an annotation</li>\n</ol>\n<p>prose</p>\n"
-        + "<!-- pytest.mark.skip(reason=\"needs a GPU\") -->\n"
+        + '<!-- pytest.mark.skip(reason="needs a GPU") -->\n'
         + PY.format(code="b = 2")
         + "<!-- pytest-codeblocks:expected-output -->\n"
         + TEXT.format(code="2")
@@ -36,7 +38,7 @@ def test_a_bar_follows_its_block_or_the_blocks_annotation_list():
     end_of_list = html.index("in an annotation</li>\n</ol>") + len("in an annotation</li>\n</ol>")
     assert html.index('<div class="run-bar" data-run-bar="0"') == end_of_list
     # the skipped block says why, with no button and no output
-    skipped = html[html.index('data-run-bar="1"'):html.index("run-expected")]
+    skipped = html[html.index('data-run-bar="1"') : html.index("run-expected")]
     assert "This block does not run here: needs a GPU" in skipped
     # a page's note is the page's only copy of it: it shows without JavaScript and on paper (run-note)
     assert '<div class="run-bar run-note" data-run-bar="1"' in html
@@ -47,7 +49,7 @@ def test_a_bar_follows_its_block_or_the_blocks_annotation_list():
     assert html.index('data-run-bar="2"') < html.index('data-run-output="2"')
     # each bar has Run, Stop (hidden), Reset (aria-disabled: it keeps the focus) and Restart Python (hidden)
     # until run.js has something to say; each button but Restart is named after its block
-    bar0 = html[html.index('data-run-bar="0"'):html.index('data-run-output="0"')]
+    bar0 = html[html.index('data-run-bar="0"') : html.index('data-run-output="0"')]
     assert re.findall(r'data-run="(\w+)"', bar0) == ["run", "stop", "reset", "restart"]
     assert 'data-run="stop" hidden aria-label="Stop block 1">Stop<' in bar0
     assert 'aria-disabled="true"' in bar0.split('data-run="reset"')[1].split(">")[0]
@@ -57,14 +59,19 @@ def test_a_bar_follows_its_block_or_the_blocks_annotation_list():
 
 
 def test_a_lab_cells_bar_sits_inside_the_cell_after_its_code():
-    cell = ('<div class="jp-Cell jp-CodeCell jp-Notebook-cell"><div class="jp-InputArea">'
-            '<div class="highlight-ipynb hl-python"><pre>{code}</pre></div></div></div>')
-    html, blocks = run_blocks.mark_lab_page(cell.format(code="x = 1") + cell.format(code="import matplotlib"),
-                                            "pt")
-    assert [b["skip"] is None for b in blocks] == [True, False]
+    cell = (
+        '<div class="jp-Cell jp-CodeCell jp-Notebook-cell"><div class="jp-InputArea">'
+        '<div class="highlight-ipynb hl-python"><pre>{code}</pre></div></div></div>'
+    )
+    html, blocks = run_blocks.mark_lab_page(
+        cell.format(code="x = 1") + cell.format(code="import matplotlib"), "pt"
+    )
+    assert [b["skip"] for b in blocks] == [None, None]  # every lab cell runs in the page, figures included
     assert '<pre>x = 1</pre></div><div class="run-bar" data-run-bar="0"' in html
-    assert 'data-run-output="0"' in html and 'data-run-output="1"' not in html
-    assert "Este bloco não roda aqui: usa o matplotlib" in html
+    assert 'data-run-output="0"' in html and 'data-run-output="1"' in html
+    # the figure cell says who draws it in the browser (the page's stand-in for matplotlib)
+    assert [b["limit"] for b in blocks] == [None, run_blocks.strings.of("pt")["run_limits"]["matplotlib"]]
+    assert "substituto pequeno do matplotlib" in html
     assert "run-note" not in html  # a lab cell's reason is the browser's: it goes with the Run bars
 
 
@@ -85,11 +92,13 @@ def test_every_built_page_has_one_bar_per_runnable_block_after_it(built_site):
         blocks = json.loads(found.group(1))["blocks"]
         where = path.relative_to(built_site)
         assert [int(k) for k in BAR.findall(text)] == list(range(len(blocks))), (
-            f"{where}: the bars are not one per block, in page order")
+            f"{where}: the bars are not one per block, in page order"
+        )
         for k, block in enumerate(blocks):
             box, bar = text.index(f'data-run-block="{k}"'), text.index(f'data-run-bar="{k}"')
             assert box < bar and (k + 1 == len(blocks) or bar < text.index(f'data-run-block="{k + 1}"')), (
-                f"{where}: block {k}'s bar is not between it and the next block")
+                f"{where}: block {k}'s bar is not between it and the next block"
+            )
             assert (f'data-run-output="{k}"' in text) == (not block["skip"]), f"{where}: block {k}'s output"
     assert pages >= 20, f"only {pages} built pages have runnable blocks"
 
@@ -105,7 +114,7 @@ def notes_said_twice(text: str, blocks: list[dict]) -> list[str]:
             continue
         start = text.index(f'data-run-bar="{k}"')
         after = NEXT_PART.search(text, start)
-        part = text[start:after.start() if after else len(text)]
+        part = text[start : after.start() if after else len(text)]
         shown = " ".join(html_lib.unescape(TAGS.sub(" ", part)).split())
         said = shown.count(" ".join(note.rstrip(".").split()))
         if said > 1:

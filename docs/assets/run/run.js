@@ -49,6 +49,9 @@
     if (!block.edited) return block.spec.code;
     const copy = block.code.cloneNode(true);
     copy.querySelectorAll(".md-annotation, .md-annotation__index").forEach((node) => node.remove());
+    // Chrome writes a line break typed or pasted into a lab's cell (a <pre>, styled spans) as <br>, which
+    // textContent would drop, joining the lines
+    copy.querySelectorAll("br").forEach((br) => br.replaceWith("\n"));
     return copy.textContent;
   }
 
@@ -85,6 +88,9 @@
       } else if (m.type === "out") {
         const run = pending.get(m.id);
         if (run) append(run.block, m.text, m.stream);
+      } else if (m.type === "figure") {
+        const run = pending.get(m.id);
+        if (run) figure(run.block, m.url, m.texts, m.phone);
       } else if (m.type === "cut") {
         const run = pending.get(m.id);
         if (run) run.cuts[m.stream] = note(run.block, "…"); // where the stream was cut; filled in at "done"
@@ -147,7 +153,7 @@
         code: codeOf(block),
         name: `<${fmt(S.blockN, { n: block.index + 1 })}>`,
         lab: Boolean(block.spec.lab),
-        words: { noInput: S.noInput, noClose: S.noClose },
+        words: { noInput: S.noInput, noClose: S.noClose, plotSubset: S.plotSubset },
       });
     }).then((ok) => {
       if (block.output.dataset.state === "running") block.output.dataset.state = ok ? "ok" : "error";
@@ -255,6 +261,28 @@
       block.output.append(last);
     }
     last.append(document.createTextNode(text)); // a node per chunk: no copy of what is already shown
+    block.output.dataset.printed = "1";
+  }
+
+  // A figure the block drew (Python made the SVG: assets/run/matplotlib/), shown as an image, so that nothing
+  // in it can run or reach the page; a narrow screen gets its one-column drawing, as the site's figures do.
+  const SVG_URL = "data:image/svg+xml;base64,";
+  function figure(block, url, texts, phone) {
+    if (typeof url !== "string" || !url.startsWith(SVG_URL)) return;
+    const picture = document.createElement("picture");
+    if (typeof phone === "string" && phone.startsWith(SVG_URL)) {
+      const source = document.createElement("source");
+      source.media = "(max-width: 44.9375em)";
+      source.type = "image/svg+xml";
+      source.srcset = phone;
+      picture.append(source);
+    }
+    const img = document.createElement("img");
+    img.className = "run-figure";
+    img.src = url;
+    img.alt = fmt(S.figureAlt, { texts });
+    picture.append(img);
+    block.output.append(picture);
     block.output.dataset.printed = "1";
   }
 

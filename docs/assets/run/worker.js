@@ -8,11 +8,16 @@
  * pyodide-lock.json's sha256) and culpa's wheel (built from the repository by sitebuild/steps/wheel.py, served at
  * <site>/culpa/). Every block of the page runs in one namespace, as in one interpreter.
  *
- * Messages in:  {type: "run", id, code, name, lab, words: {noInput, noClose}}
+ * A block that names matplotlib first gets the page's stand-in for it (assets/run/matplotlib/: Python that draws
+ * SVG), fetched the first time one does, so a page that never plots loads nothing more.
+ *
+ * Messages in:  {type: "run", id, code, name, lab, words: {noInput, noClose, plotSubset}}
  * Messages out: {type: "status", text}          loading steps
  *               {type: "ready"}                  Python, numpy and culpa are loaded
  *               {type: "out", id, stream, text}  printed text, "stdout" or "stderr", as it is written
  *               {type: "cut", id, stream}        that stream reached its cap; the rest is counted, not sent
+ *               {type: "figure", id, url, texts, phone}  a figure the block drew: SVG data: URLs (phone: the drawing
+ *                                                 for a narrow screen) and its words
  *               {type: "done", id, ok, cancelled, dropped: {stdout, stderr: {chars, lines}}}
  *               {type: "failed", error}          Python could not be loaded
  * Stop is run.js terminating this worker and starting a fresh one: nothing here needs to cooperate.
@@ -27,6 +32,7 @@ const here = new URL(self.culpaWorkerURL || self.location.href); // run.js's blo
 const wheel = here.searchParams.get("wheel");
 const pyodideURL = new URL("../vendor/pyodide/", here).href;
 const wheelURL = new URL(`../../${wheel}`, here).href; // this script is <site>/assets/run/worker.js
+const standinURL = new URL("matplotlib/", here).href; // the page's stand-in for matplotlib
 
 let current = null; // the run being printed: {id, stdout: budget, stderr: budget}
 let words = { noInput: "input()", noClose: "close()" }; // the page's sentences, sent with each run
@@ -184,6 +190,26 @@ const ready = start().then(
   },
 );
 
+// The stand-in for matplotlib, written into the page's Python as the package `matplotlib` (its files as they
+// are in assets/run/matplotlib/). Its show() hands each figure to display(), which posts it to the page.
+const STANDIN_FILES = ["__init__.py", "pyplot.py"];
+async function installStandin(pyodide) {
+  const sources = await Promise.all(
+    STANDIN_FILES.map(async (name) => {
+      const response = await fetch(standinURL + name);
+      if (!response.ok) throw new Error(`matplotlib/${name}: HTTP ${response.status}`);
+      return response.text();
+    }),
+  );
+  pyodide.FS.mkdirTree("/standin/matplotlib");
+  STANDIN_FILES.forEach((name, k) => pyodide.FS.writeFile(`/standin/matplotlib/${name}`, sources[k]));
+  const pyplot = pyodide.runPython('import sys\nsys.path.insert(0, "/standin")\nimport matplotlib.pyplot\nmatplotlib.pyplot');
+  pyplot.display = (url, texts, phone) => {
+    if (current) self.postMessage({ type: "figure", id: current.id, url, texts, phone });
+  };
+  return pyplot;
+}
+
 // IPython's line magics (%pip, %config) in a lab's cell: the browser has culpa and numpy already.
 function withoutMagics(code) {
   return code.replace(/^(\s*)%(.*)$/gm, "$1pass  # %$2");
@@ -206,7 +232,10 @@ self.onmessage = (event) => {
     let ok = false;
     let cancelled = 0;
     try {
+      if (!state.pyplot && /\bmatplotlib\b/.test(code)) state.pyplot = await installStandin(state.pyodide);
+      if (state.pyplot) state.pyplot.LIMIT = words.plotSubset || "{call}";
       ok = state.runner(code, message.name, words.noInput);
+      if (state.pyplot) state.pyplot.show(); // figures left open, as Jupyter shows them at a cell's end
       cancelled = state.leftovers();
     } catch (error) {
       self.postMessage({ type: "out", id: message.id, stream: "stderr", text: String(error) + "\n" });

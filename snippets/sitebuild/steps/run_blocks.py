@@ -22,9 +22,10 @@ until the first Run,
 when assets/run/worker.js starts in a Web Worker.
 
 Labs (mkdocs-jupyter's HTML: a code cell is `<div class="jp-Cell jp-CodeCell ...">`) get the same: each
-code cell is a block (its `<div class="highlight-ipynb hl-python">`), and a cell that the browser cannot
-run says why (strings' [labs]). IPython's line magics (%pip, %config) are not run in the browser, where culpa
-and numpy are already loaded (assets/run/worker.js).
+code cell is a block (its `<div class="highlight-ipynb hl-python">`), and every one runs in the page: a figure
+cell draws with the page's stand-in for matplotlib (assets/run/matplotlib/, which says so under the cell),
+and the timing cells time enough repetitions for the browser's coarse clock. IPython's line magics (%pip,
+%config) are not run in the browser, where culpa and numpy are already loaded (assets/run/worker.js).
 """
 
 from __future__ import annotations
@@ -58,13 +59,15 @@ BROWSER_LIMITS = [
     (re.compile(r"forgetful_model"), "forgetful"),
     (re.compile(r"time\.process_time"), "process_time"),
     (re.compile(r"except FloatingPointError"), "floating_point_error"),
+    # a lab's figure cell: drawn in the page by assets/run/matplotlib/, on a reader's machine by matplotlib
+    (re.compile(r"^\s*(import|from) matplotlib\b|\bplt\.", re.M), "matplotlib"),
 ]
-# Lab cells that the browser cannot run, and why (the page says so under the cell), found by their code.
-NEEDS_MATPLOTLIB = re.compile(r"^\s*(import|from) matplotlib\b|\bplt\.", re.M)
-# measure-the-cost's race times backpropagation on the smallest models, a tenth of a millisecond or less in
-# the browser, whose clock ticks in steps of 0.1 ms (performance.now without cross-origin isolation, which a
-# static host cannot switch on): a best-of-few time comes out 0 and the ratio divides by it.
-LAB_TOO_FINE = re.compile(r"\bt_bp\b|\bt_forward\b")
+
+
+def browser_limit(code: str, lang: str) -> str | None:
+    """What the page says under a block that runs in the browser but not quite as on the reader's machine."""
+    limits = strings.of(lang)["run_limits"]
+    return next((limits[why] for pattern, why in BROWSER_LIMITS if pattern.search(code)), None)
 
 
 def _code(body: str) -> str:
@@ -84,14 +87,17 @@ def run_bar(k: int, block: dict, lang: str) -> str:
         # tests/test_run_blocks.py): so the note shows without JavaScript and on paper too (run-note,
         # assets/run/run.css). A lab cell's reason is the browser's, and goes with its Run bars.
         note = "" if block.get("lab") else " run-note"
-        return (f'<div class="run-bar{note}" data-run-bar="{k}" data-search-exclude>'
-                f'<p class="run-skip">{esc(s["skip"].format(reason=block["skip"]))}</p></div>')
+        return (
+            f'<div class="run-bar{note}" data-run-bar="{k}" data-search-exclude>'
+            f'<p class="run-skip">{esc(s["skip"].format(reason=block["skip"]))}</p></div>'
+        )
     bar = f'<div class="run-bar" data-run-bar="{k}" data-search-exclude>'
     limit = ""
     if block.get("limit"):
         limit = f'<p class="run-skip">{esc(s["limit"].format(reason=block["limit"]))}</p>'
-    button = ('<button type="button" class="md-button run-button{cls}" data-run="{what}"{attrs}>'
-              "{label}</button>")
+    button = (
+        '<button type="button" class="md-button run-button{cls}" data-run="{what}"{attrs}>{label}</button>'
+    )
     n = k + 1
 
     def named(key: str) -> str:  # each button is named after its block: "Run block 3", not nine "Run"s
@@ -100,8 +106,12 @@ def run_bar(k: int, block: dict, lang: str) -> str:
     buttons = (
         button.format(cls=" md-button--primary", what="run", attrs=named("runN"), label=esc(s["run"]))
         + button.format(cls="", what="stop", attrs=" hidden" + named("stopN"), label=esc(s["stop"]))
-        + button.format(cls="", what="reset", attrs=f' aria-disabled="true" title="{esc(s["resetTitle"])}"'
-                        + named("resetN"), label=esc(s["reset"]))
+        + button.format(
+            cls="",
+            what="reset",
+            attrs=f' aria-disabled="true" title="{esc(s["resetTitle"])}"' + named("resetN"),
+            label=esc(s["reset"]),
+        )
         + button.format(cls="", what="restart", attrs=" hidden", label=esc(s["restart"]))
     )
     return (
@@ -120,8 +130,10 @@ def after_annotations(content: str, end: int) -> int:
         depth += -1 if m.group(1) else 1
         if depth == 0:
             return m.end()
-    raise PluginError(f"sitebuild/steps/run_blocks.py: an <ol> after a code block is not closed: "
-                      f"{content[end:end + 80]!r}")
+    raise PluginError(
+        f"sitebuild/steps/run_blocks.py: an <ol> after a code block is not closed: "
+        f"{content[end : end + 80]!r}"
+    )
 
 
 def _apply(content: str, edits: list[tuple[int, int, str]]) -> str:
@@ -151,9 +163,7 @@ def mark_markdown_page(content: str, lang: str) -> tuple[str, list[dict]]:
                 found = SKIP_REASON.search(mark)
                 reason = found.group("reason") if found else "pytest.mark.skip"
             code = _code(m.group("body"))
-            limit = next((strings.of(lang)["run_limits"][why] for pattern, why in BROWSER_LIMITS
-                          if pattern.search(code)), None)
-            blocks.append({"code": code, "skip": reason, "limit": limit})
+            blocks.append({"code": code, "skip": reason, "limit": browser_limit(code, lang)})
             attrs = f' data-run-block="{k}"' + (f' data-run-skip="{html.escape(reason)}"' if reason else "")
             at = after_annotations(content, m.end())
             edits.append((at, at, run_bar(k, blocks[-1], lang)))
@@ -164,8 +174,13 @@ def mark_markdown_page(content: str, lang: str) -> tuple[str, list[dict]]:
         if attrs:
             opening = f'<div class="language-{lang_of_block} highlight"'
             cls_extra = " run-expected" if "data-run-expected" in attrs else ""
-            edits.append((m.start(), m.start() + len(opening),
-                          f'<div class="language-{lang_of_block} highlight{cls_extra}"{attrs}'))
+            edits.append(
+                (
+                    m.start(),
+                    m.start() + len(opening),
+                    f'<div class="language-{lang_of_block} highlight{cls_extra}"{attrs}',
+                )
+            )
     return _apply(content, edits), blocks
 
 
@@ -175,13 +190,8 @@ def mark_lab_page(content: str, lang: str) -> tuple[str, list[dict]]:
     for m in LAB_CELL.finditer(content):
         code = _code(m.group("body"))
         k = len(blocks)
-        reason = None
-        if NEEDS_MATPLOTLIB.search(code):
-            reason = strings.of(lang)["labs"]["needs_matplotlib"]
-        elif LAB_TOO_FINE.search(code):
-            reason = strings.of(lang)["labs"]["too_fine"]
-        blocks.append({"code": code, "skip": reason, "lab": True})
-        attrs = f' data-run-block="{k}"' + (f' data-run-skip="{html.escape(reason)}"' if reason else "")
+        blocks.append({"code": code, "skip": None, "limit": browser_limit(code, lang), "lab": True})
+        attrs = f' data-run-block="{k}"'
         start = m.start("hl") + len(m.group("hl")) + 1  # after the closing quote of class="..."
         edits += [(start, start, attrs), (m.end(), m.end(), run_bar(k, blocks[-1], lang))]
     return _apply(content, edits), blocks

@@ -1,0 +1,242 @@
+"""The labs' cells that the pages ask a reader to run, run in the page (both languages, in Chromium):
+
+- measure-the-cost's race, run after changing `widths`, prints a row for each new width (its N as culpa
+  counts it in CPython), with times that are not 0 (the browser's coarse clock, timed over repetitions);
+- each lab's figure cell, run after the cells above it, shows a drawing (an <img> of an SVG made by the
+  page's stand-in for matplotlib): its axes, its series and their points, its axis labels;
+- a matplotlib call the stand-in does not draw says so, naming it, in the page's language;
+- a page that never names matplotlib loads nothing of the stand-in.
+Screenshots of each figure drawn in the page, 1280 and 390 wide, go to tests/screenshots/.
+"""
+
+from __future__ import annotations
+
+import base64
+import re
+import xml.etree.ElementTree as ET
+
+import pytest
+from visiting import NO_CHROMIUM, find_chromium, in_ci, open_local
+
+import culpa
+from support.pages import ROOT
+
+if find_chromium() is None and not in_ci():
+    pytest.skip(f"browser tests skipped: {NO_CHROMIUM}", allow_module_level=True)
+
+LOAD_MS = 300_000  # a cold Pyodide, then a lab's earlier cells, on a busy 2-core machine
+DONE = "(el) => el.dataset.state && el.dataset.state !== 'running'"
+NS = {"s": "http://www.w3.org/2000/svg"}
+SHOTS = ROOT / "tests" / "screenshots"
+PREFIX = {"pt": "", "en": "en/"}
+
+
+def lab_url(served_site, lang, lab):
+    return f"{served_site.base}{PREFIX[lang]}labs/{lab}/"
+
+
+def blocks_of(tab) -> list[str]:
+    return tab.evaluate(
+        "() => JSON.parse(document.getElementById('run-config').textContent).blocks.map((b) => b.code)"
+    )
+
+
+def run(tab, k: int, code: str | None = None) -> dict:
+    box = tab.locator(f'[data-run-block="{k}"] pre')
+    if code is not None:
+        tab.wait_for_function(
+            f"() => document.querySelector('[data-run-block=\"{k}\"] pre').isContentEditable", timeout=30_000
+        )
+        box.click()
+        tab.keyboard.press("ControlOrMeta+a")
+        tab.keyboard.press("Delete")
+        tab.keyboard.insert_text(code)
+    tab.locator(f'[data-run-bar="{k}"] [data-run="run"]').click()
+    tab.wait_for_timeout(50)
+    output = tab.locator(f'[data-run-output="{k}"]')
+    tab.wait_for_function(DONE, arg=output.element_handle(), timeout=LOAD_MS)
+    return output.evaluate("""(el) => ({
+      state: el.dataset.state,
+      stdout: [...el.querySelectorAll('[data-stream="stdout"]')].map((s) => s.textContent).join(""),
+      stderr: [...el.querySelectorAll('[data-stream="stderr"]')].map((s) => s.textContent).join(""),
+      images: [...el.querySelectorAll("img.run-figure")].map((i) => ({src: i.src, alt: i.alt,
+               phone: i.parentElement.querySelector("source")?.srcset,
+               width: i.getBoundingClientRect().width, loaded: i.complete && i.naturalWidth > 0})),
+    })""")
+
+
+def run_cells(tab, codes: list[str], last: int, edits: dict[int, str] | None = None) -> list[dict]:
+    """Cells 0..last run in order, as a reader clicks Run down the lab (a cell uses what the cells above
+    made); edits: a cell's code as the reader changed it. Every cell before `last` must end ok."""
+    results = []
+    for k in range(last + 1):
+        results.append(run(tab, k, (edits or {}).get(k)))
+        if k < last:
+            assert results[-1]["state"] == "ok", (k, results[-1]["stderr"][-800:])
+    return results
+
+
+def svg_of(image: dict, key: str = "src") -> ET.Element:
+    assert image[key].startswith("data:image/svg+xml;base64,"), (key, image[key])
+    return ET.fromstring(base64.b64decode(image[key].split(",", 1)[1]))
+
+
+def words(node) -> str:
+    return " ".join("".join(node.itertext()).split())
+
+
+def axes_facts(svg: ET.Element) -> list[dict]:
+    facts = []
+    for ax in svg.findall("s:g[@class='axes']", NS):
+        # a line's group is class "series", a scatter's "series scatter"
+        series = [g for g in ax.iter(f"{{{NS['s']}}}g") if "series" in g.get("class", "").split()]
+        facts.append(
+            {
+                "series": [
+                    len(g.findall("s:circle", NS)) + len(g.findall("s:rect", NS))
+                    for g in series
+                ],
+                "lines": sum(len(g.findall("s:path", NS)) for g in series),
+                "xlabel": [words(t) for t in ax.findall("s:text[@class='xlabel']", NS)],
+                "ylabel": [words(t) for t in ax.findall("s:text[@class='ylabel']", NS)],
+                "legend": [words(t) for t in ax.findall(".//s:text[@class='legendlabel']", NS)],
+                "field": ax.find(".//s:image[@class='field']", NS) is not None,
+                "contour": ax.find(".//s:path[@class='contour']", NS) is not None,
+            }
+        )
+    return facts
+
+
+def figure_cells(codes: list[str]) -> list[int]:
+    return [k for k, code in enumerate(codes) if "plt.show()" in code]
+
+
+def screenshot(tab, lang, lab, k) -> None:
+    """The figure the page drew under cell k, at 1280 and at 390 wide (the same page, resized)."""
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    for width, height in ((1280, 900), (390, 844)):
+        tab.set_viewport_size({"width": width, "height": height})
+        img = tab.locator(f'[data-run-output="{k}"] img.run-figure').first
+        img.scroll_into_view_if_needed()
+        tab.wait_for_timeout(200)
+        img.screenshot(path=str(SHOTS / f"lab-figure-{lang}-{lab}-cell{k + 1}-{width}.png"))
+
+
+def parameters(width: int) -> int:
+    return sum(p.data.size for p in culpa.nn.MLP([8, width, width, 3], activation="tanh", rng=0).parameters())
+
+
+@pytest.mark.parametrize("lang", ["pt", "en"])
+def test_the_race_runs_with_new_widths_and_its_figure_draws_them(browser, served_site, lang):
+    url = lab_url(served_site, lang, "measure-the-cost")
+    context, tab = open_local(browser, url)
+    requests: list[str] = []
+    context.on("request", lambda request: requests.append(request.url))
+    try:
+        codes = blocks_of(tab)
+        race = next(k for k, code in enumerate(codes) if "widths = [" in code)
+        edited = re.sub(r"widths = \[[^\]]*\]", "widths = [3, 5, 7]", codes[race])
+        [figure] = figure_cells(codes)
+        assert race < figure < len(codes) - 1
+        results = run_cells(tab, codes, len(codes) - 1, {race: edited})
+        raced, drawn, last = results[race], results[figure], results[-1]
+        screenshot(tab, lang, "measure-the-cost", figure)
+    finally:
+        context.close()
+    assert raced["state"] == "ok", raced["stderr"][-800:]
+    rows = [line.split() for line in raced["stdout"].splitlines()[1:]]
+    assert [int(row[0]) for row in rows] == [parameters(w) for w in (3, 5, 7)], raced["stdout"]
+    assert all(float(row[1]) > 0 and float(row[2]) > 0 for row in rows), raced["stdout"]
+    assert drawn["state"] == "ok", drawn["stderr"][-800:]
+    [image] = drawn["images"]
+    assert image["loaded"] and image["width"] > 300
+    facts = axes_facts(svg_of(image))
+    assert axes_facts(svg_of(image, "phone")) == facts  # a narrow screen's drawing: the same axes, stacked
+    assert [f["series"] for f in facts] == [[3, 3], [3, 0]]  # 3 widths: 3 points on each series with markers
+    assert [f["lines"] for f in facts] == [2, 2]
+    assert [f["xlabel"] for f in facts] == [["N"], ["N"]] and facts[0]["ylabel"] == ["s"]
+    assert facts[0]["legend"] == ["2N × forward", "forward + backward"]
+    assert "N" in image["alt"] and "forward + backward" in image["alt"]
+    assert last["state"] == "ok" and "t_forward" in last["stdout"], last
+    assert any("/assets/run/matplotlib/pyplot.py" in r for r in requests)
+
+
+@pytest.mark.parametrize("lang", ["pt", "en"])
+@pytest.mark.parametrize(
+    "lab, expected",
+    [
+        (
+            "memory-for-compute",
+            [
+                [
+                    {"series": [4, 4], "xlabel": ["n"], "ylabel": ["MiB"]},
+                    {"series": [4, 4], "xlabel": ["n"], "ylabel": ["ms"]},
+                ],
+                [{"series": [7], "xlabel": ["segments"], "ylabel": ["MiB"]}],
+            ],
+        ),
+        (
+            "build-check-train",
+            [
+                [
+                    {"series": [0, 0], "xlabel": ["epoch"], "ylabel": ["loss"]},
+                    {"series": [None], "xlabel": ["x1"], "ylabel": ["x2"], "field": True, "contour": True},
+                ]
+            ],
+        ),
+    ],
+)
+def test_each_figure_cell_draws_in_the_page(browser, served_site, lang, lab, expected):
+    url = lab_url(served_site, lang, lab)
+    context, tab = open_local(browser, url)
+    try:
+        codes = blocks_of(tab)
+        figures = figure_cells(codes)
+        results = run_cells(tab, codes, figures[-1])
+        drawn = [results[k] for k in figures]
+        for k in figures:
+            screenshot(tab, lang, lab, k)
+    finally:
+        context.close()
+    assert len(figures) == len(expected)
+    for k, result, want in zip(figures, drawn, expected, strict=True):
+        assert result["state"] == "ok", result["stderr"][-800:]
+        [image] = result["images"]
+        assert image["loaded"]
+        facts = axes_facts(svg_of(image))
+        assert axes_facts(svg_of(image, "phone")) == facts
+        assert len(facts) == len(want)
+        for got, axes in zip(facts, want, strict=True):
+            for key, value in axes.items():
+                if key == "series" and None in value:  # a scatter: as many points as the data has
+                    assert len(got["series"]) == 1 and got["series"][0] >= 100, got
+                else:
+                    assert got[key] == value, (lab, k, key, got)
+
+
+@pytest.mark.parametrize("lang", ["pt", "en"])
+def test_a_call_the_stand_in_does_not_draw_says_so_and_names_it(browser, served_site, lang):
+    context, tab = open_local(browser, lab_url(served_site, lang, "memory-for-compute"))
+    try:
+        s = tab.evaluate("() => JSON.parse(document.getElementById('run-config').textContent).strings")
+        hist = run(tab, 0, "import matplotlib.pyplot as plt\nplt.hist([1, 2])\n")
+        bar = run(tab, 0, "fig, ax = plt.subplots()\nax.bar([1], [2])\n")
+    finally:
+        context.close()
+    assert not hist["images"]  # bar's cell made a figure before failing: shown at its end, as Jupyter does
+    for result, call in ((hist, "plt.hist"), (bar, "ax.bar")):
+        assert result["state"] == "error", result
+        assert s["plotSubset"].format(call=call) in result["stderr"], result["stderr"][-800:]
+
+
+def test_a_page_that_never_plots_loads_nothing_of_the_stand_in(browser, served_site):
+    context, tab = open_local(browser, served_site.base + "03-worked-example/")
+    requests: list[str] = []
+    context.on("request", lambda request: requests.append(request.url))
+    try:
+        result = run(tab, 0)
+    finally:
+        context.close()
+    assert result["state"] == "ok"
+    assert any("pyodide.asm.wasm" in r for r in requests)  # Python did load
+    assert not [r for r in requests if "/assets/run/matplotlib/" in r]
