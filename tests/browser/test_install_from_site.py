@@ -55,11 +55,19 @@ def make_venv(where: Path) -> Path:
 
 @pytest.mark.parametrize("lang", ["pt", "en"])
 def test_every_page_shows_the_served_wheel_address(served_site, lang):
-    for rel in ("", "03-worked-example/", "06-inside-culpa/"):
-        page = SitePage(lang, rel)
-        url = shown_install_url(served_site, page)
-        name = wheel_hook.wheel_name(ROOT)
-        assert url == f"{served_site.base}culpa/{name}", f"{page.id}: shows {url}"
+    """The home page shows the install command (the chapter pages link to it); any page that shows a
+    `pip install <url>` shows the served wheel's address."""
+    expected = f"{served_site.base}culpa/{wheel_hook.wheel_name(ROOT)}"
+    home = SitePage(lang, "")
+    url = shown_install_url(served_site, home)
+    assert url == expected, f"{home.id}: shows {url}"
+    root = served_site.dir / home.rel
+    for page in root.rglob("index.html"):
+        if lang == "pt" and page.relative_to(root).parts[0] == "en":
+            continue
+        text = html.unescape(re.sub(r"<[^>]+>", "", page.read_text("utf-8")))
+        for m in PIP_INSTALL.finditer(text):
+            assert m.group("url") == expected, f"{page.relative_to(served_site.dir)}: shows {m.group('url')}"
     with urllib.request.urlopen(url) as response:
         wheel = response.read()
     assert wheel[:2] == b"PK"
