@@ -45,7 +45,7 @@ class Tensor:
         if watchers:  # gradcheck reruns f and nudges the leaves f makes, e.g. a layer's weights
             watchers[-1](self)
 
-    def _set_data(self, array):  # `t.data = a` and `t.data *= 2` both land here: graphs that used it are stale
+    def _set_data(self, array):  # `t.data = a` and `t.data *= 2` land here: graphs that used it are stale
         self._data = array
         self.version = last_change[0] = next(_stamps)
 
