@@ -15,6 +15,8 @@ import numpy as np
 from culpa import messages
 from culpa import tensor as core  # (core.last_change: tensor.py imports this module)
 
+ndarray = np.ndarray
+
 
 def released(g):
     """What a released node keeps instead of its local backward (backward refuses to run it)."""
@@ -70,16 +72,24 @@ def checked_shares(node, g, retain_graph):
         parent_grads = recheck_non_finite(node, local_backward, g, error)
     if type(parent_grads) is not tuple or len(parent_grads) != len(parents):
         raise messages.gradient_count(node, parent_grads, parents)
-    taken, shares = [g if g.base is None else g.base], []  # memory already given to a .grad
-    for position, (parent, share) in enumerate(zip(parents, parent_grads, strict=True)):
-        if share is None or not parent.requires_grad:
+    base = g.base
+    taken, shares = [g if base is None else base], []  # memory already given to a .grad
+    position = -1
+    for share in parent_grads:
+        position += 1
+        if share is None:
+            continue
+        parent = parents[position]
+        if not parent.requires_grad:
             continue
         data = parent.data
-        if type(share) is not np.ndarray or (share.dtype is not data.dtype and share.dtype != data.dtype):
+        if type(share) is not ndarray or (share.dtype is not data.dtype and share.dtype != data.dtype):
             share = np.asarray(share, dtype=data.dtype)  # a NumPy scalar, or a result of mixed dtypes
         if share.shape != data.shape:
             raise messages.gradient_shape(node, position, share.shape, data.shape)
-        memory = share if share.base is None else share.base
+        memory = share.base
+        if memory is None:
+            memory = share
         for other in taken:
             if memory is other:  # g itself (add), a view of it (reshape, .T), or an array handed out twice
                 share = memory = share.copy()

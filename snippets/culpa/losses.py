@@ -101,6 +101,18 @@ def _probabilities(rows):
     return rows.min() >= 0 and rows.max() <= 1 and np.allclose(rows.sum(axis=1), 1, rtol=0, atol=1e-6)
 
 
+_last_rows = [np.arange(0)]  # 0, 1, ..., n-1 for the last batch size: a training loop asks for the same
+
+
+def _row_numbers(n):
+    rows = _last_rows[0]
+    if len(rows) != n:
+        rows = np.arange(n)
+        rows.flags.writeable = False  # shared between calls: nobody may write into it
+        _last_rows[0] = rows
+    return rows
+
+
 def _target_positions(target, rows, shape):
     """Flat positions of (row i, class target[i]) in rows, checked: one call finds and validates them all."""
     if type(target) is not np.ndarray or target.ndim != 1 or target.dtype.kind not in "iu":
@@ -116,7 +128,7 @@ def _target_positions(target, rows, shape):
         target = target.reshape(-1)
     if target.shape[0] == rows.shape[0]:
         try:  # raises for any index outside [0, classes), negative ones included
-            return np.ravel_multi_index((np.arange(rows.shape[0]), target), rows.shape)
+            return np.ravel_multi_index((_row_numbers(rows.shape[0]), target), rows.shape)
         except ValueError:
             pass
     raise messages.target_range(shape, rows.shape[-1], target)

@@ -12,13 +12,17 @@ ACTIVATIONS = ("tanh", "sigmoid", "relu")
 
 def linear(x, weight, bias):
     """z = W h + b for one vector h, X @ W.T + b for a batch X of rows: one op, the seed's closed forms."""
-    X, W = x.data, weight.data
+    X, W, b = x.data, weight.data, bias.data
     try:
-        out = X @ W.T + bias.data
+        out = X @ W.T
+        if b.ndim <= 1 and b.dtype == out.dtype:
+            out += b  # in place: the same sum, one array fewer to allocate and fill
+        else:
+            out = out + b
     except ValueError:
         raise ValueError(
             f"linear: an input of shape {X.shape} does not fit weight {W.shape} and bias "
-            f"{bias.data.shape}: its last dimension must be in_features = {W.shape[1]}"
+            f"{b.shape}: its last dimension must be in_features = {W.shape[1]}"
         ) from None
     rows_x = X if X.ndim == 2 else X.reshape(-1, X.shape[-1])
 
@@ -115,14 +119,17 @@ class SGD:
 
     def __init__(self, params, lr):
         self.params, self.lr = list(params), lr
+        self._lr_arrays = (None, {})  # (the lr they hold, {dtype: lr as a 0-d array of that dtype})
         if len(set(map(id, self.params))) < len(self.params):
             raise messages.repeated_parameter(next(p for i, p in enumerate(self.params)
                                                    if any(q is p for q in self.params[:i])))
 
     def step(self):
         # lr as a 0-d array of each gradient's dtype: the same product as with the Python float, which NumPy
-        # would convert again for every parameter (a cost that shows at small sizes)
-        lrs = {}
+        # would convert again for every parameter (a cost that shows at small sizes); kept until lr changes
+        held, lrs = self._lr_arrays
+        if held != self.lr:
+            self._lr_arrays = (self.lr, lrs := {})
         for p in self.params:
             grad = p.grad
             if grad is None:

@@ -45,18 +45,15 @@ class Tensor:
         if watchers:  # gradcheck reruns f and nudges the leaves f makes, e.g. a layer's weights
             watchers[-1](self)
 
-    @property
-    def data(self):
-        return self._data
-
-    @data.setter
-    def data(self, array):  # `t.data = a` and `t.data *= 2` both land here: graphs that used it are stale
+    def _set_data(self, array):  # `t.data = a` and `t.data *= 2` land here: graphs that used it are stale
         self._data = array
         self.version = last_change[0] = next(_stamps)
 
-    shape = property(lambda self: self._data.shape)
-    dtype = property(lambda self: self._data.dtype)
-    ndim = property(lambda self: self._data.ndim)
+    # reads go through C (attrgetter), not a Python function: ops read them many times per step
+    data = property(operator.attrgetter("_data"), _set_data)
+    shape = property(operator.attrgetter("_data.shape"))
+    dtype = property(operator.attrgetter("_data.dtype"))
+    ndim = property(operator.attrgetter("_data.ndim"))
 
     def item(self):
         if self._data.size != 1:

@@ -104,3 +104,36 @@ def test_mlp_for_params_is_close_to_the_request():
     for count in (100, 1000, 10_000):
         sizes = benchmark.mlp_for_params(count)
         assert abs(benchmark.parameter_count(sizes) - count) / count < 0.1
+
+
+def test_the_side_by_side_script_times_each_folders_own_culpa(tmp_path):
+    """tests/bench/engine_ab.py imports culpa from each folder it is given, not twice the same one."""
+    import shutil
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[2]
+    call = "    def __call__(self):\n        self.optimizer.zero_grad()\n"
+    for name in ("old", "new"):  # each copy's training step announces which folder it came from
+        shutil.copytree(
+            root / "snippets" / "culpa",
+            tmp_path / name / "culpa",
+            ignore=shutil.ignore_patterns("__pycache__"),
+        )
+        step = tmp_path / name / "culpa" / "benchmark.py"
+        source = step.read_text(encoding="utf-8")
+        assert call in source
+        step.write_text(
+            source.replace(call, call + f"        print('{name} step', flush=True)\n", 1), encoding="utf-8"
+        )
+    script = root / "tests" / "bench" / "engine_ab.py"
+    run = subprocess.run(
+        [sys.executable, str(script), str(tmp_path / "old"), str(tmp_path / "new"), "tiny", "2", "0.0005"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    )
+    last = run.stdout.strip().splitlines()[-1]
+    assert "old step" in run.stdout and "new step" in run.stdout, run.stdout[-500:]
+    assert last.startswith("tiny, float32: old/numpy ") and "new/numpy" in last and "new/old" in last
