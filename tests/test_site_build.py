@@ -104,9 +104,11 @@ def test_theme_words_are_in_the_page_language(built_site: Path):
         text = page.read_text("utf-8")
         left = [english for english in THEME_ENGLISH if english in text]
         assert not left, f"{page.relative_to(built_site)} says {left} in English"
-    lab = (built_site / "labs" / "build-check-train" / "index.html").read_text("utf-8")
     words = strings.of("pt")["theme"]
-    for key in ("permalink", "copy", "copied"):
+    chapter = (built_site / "03-worked-example" / "index.html").read_text("utf-8")
+    assert f'title="{words["permalink"]}"' in chapter, "pt page 03's ¶ links lack their title"
+    lab = (built_site / "labs" / "build-check-train" / "index.html").read_text("utf-8")
+    for key in ("copy", "copied"):
         assert words[key] in lab, f"the pt lab lacks the theme word {words[key]!r}"
 
 
