@@ -154,7 +154,10 @@ IMAGES_JS = """async () => {
 # phone breakpoint), loaded: a request for one still in flight would be cut off by what the visit does next.
 PICTURES_LOADED_JS = """() => [...document.querySelectorAll("picture img")].every((img) =>
   img.complete && img.naturalWidth > 0 &&
-  img.currentSrc.endsWith(".phone.svg") === matchMedia("(max-width: 44.9375em)").matches)"""
+  /[.]phone(-[0-9a-f]+)?[.](svg|png)$/.test(img.currentSrc) ===
+    matchMedia("(max-width: 44.9375em)").matches)"""
+# a phone drawing: a chapter figure's NAME.phone.svg, a lab figure's figure-N.phone-HASH.png
+PHONE_DRAWING = re.compile(r"\.phone(-[0-9a-f]+)?\.(svg|png)$")
 
 # The text of the search results' previews, outside code and typeset formulas.
 RESULTS_PROSE_JS = """() => {
@@ -282,7 +285,7 @@ async def _visit(
         aborted_by_navigation = request.failure == "net::ERR_ABORTED" and phase["now"] in ("switch", "done")
         if request.url in visit.foreign_requests or is_sitemap_prefetch(request.url) or aborted_by_navigation:
             return
-        if request.failure == "net::ERR_ABORTED" and request.url.endswith(".phone.svg"):
+        if request.failure == "net::ERR_ABORTED" and PHONE_DRAWING.search(request.url):
             # a <picture> drops its phone drawing's request when the screen widens again before it
             # arrives: harmless if that drawing loads at another moment of the visit (checked at the end)
             dropped.append((request.url, phase["now"]))
