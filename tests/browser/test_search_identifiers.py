@@ -22,7 +22,7 @@ HOME = {"pt": "", "en": "en/"}
 ANSWERED = """() => {
   const t = JSON.parse(document.getElementById("__config").textContent).translations;
   const meta = (document.querySelector(".md-search-result__meta")?.textContent || "").trim();
-  const many = new RegExp("^" + t["search.result.other"].replace("#", "\\d+") + "$");
+  const many = new RegExp("^" + t["search.result.other"].replace("#", "[0-9]+") + "$");
   return meta === t["search.result.none"] || meta === t["search.result.one"] || many.test(meta);
 }"""
 
