@@ -389,6 +389,7 @@ class Mappable:
 
 class _Field:
     def __init__(self, x, y, z, call):
+        x, y, z = _array(x, call), _array(y, call), _array(z, call)
         if z.ndim != 2:
             raise _limit(f"{call} of a {z.ndim}-D Z")
         if x.ndim == 2:
@@ -564,9 +565,7 @@ class Axes(_Strict):
     # fields
     def contourf(self, X, Y, Z, levels=None, *, cmap=None, alpha=None, **kwargs):
         _only("ax.contourf", kwargs, set())
-        field = _Field(
-            _array(X, "ax.contourf"), _array(Y, "ax.contourf"), _array(Z, "ax.contourf"), "ax.contourf"
-        )
+        field = _Field(X, Y, Z, "ax.contourf")
         if cmap is None:
             raise _limit("ax.contourf without cmap= (the default viridis)")
         bounds = _levels(7 if levels is None else levels, field.z)
@@ -580,9 +579,7 @@ class Axes(_Strict):
 
     def contour(self, X, Y, Z, levels=None, *, colors=None, linewidths=None, **kwargs):
         _only("ax.contour", kwargs, set())
-        field = _Field(
-            _array(X, "ax.contour"), _array(Y, "ax.contour"), _array(Z, "ax.contour"), "ax.contour"
-        )
+        field = _Field(X, Y, Z, "ax.contour")
         if colors is None:
             raise _limit("ax.contour without colors= (the default viridis)")
         lo, hi = np.nanmin(field.z), np.nanmax(field.z)
