@@ -7,6 +7,7 @@ the build uses. The SVG is read as XML: its series, their points, its ticks and 
 
 from __future__ import annotations
 
+import importlib.machinery
 import importlib.util
 import re
 import subprocess
@@ -25,7 +26,8 @@ NS = {"s": "http://www.w3.org/2000/svg"}
 
 @pytest.fixture
 def plt():
-    spec = importlib.util.spec_from_file_location("standin_pyplot", RUN / "matplotlib" / "pyplot.py")
+    # the module `pyplot` found by name in the stand-in's folder, registered under no name the build uses
+    spec = importlib.machinery.PathFinder.find_spec("pyplot", [str(RUN / "matplotlib")])
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     module.LIMIT = strings.of("en")["run"]["plotSubset"]

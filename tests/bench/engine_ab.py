@@ -11,6 +11,8 @@ size here).
 """
 
 import importlib
+import importlib.machinery
+import importlib.util
 import os
 import statistics
 import sys
@@ -22,12 +24,13 @@ def load(folder):
     """The culpa package (and its benchmark module) found in `folder`, imported afresh."""
     for name in [m for m in sys.modules if m == "culpa" or m.startswith("culpa.")]:
         del sys.modules[name]
-    sys.path.insert(0, folder)
-    try:
-        package = importlib.import_module("culpa")
-        importlib.import_module("culpa.benchmark")
-    finally:
-        sys.path.remove(folder)
+    spec = importlib.machinery.PathFinder.find_spec("culpa", [folder])  # the package by name, in that folder
+    if spec is None:
+        raise SystemExit(f"no culpa package in {folder}: give the folder that holds culpa/")
+    package = importlib.util.module_from_spec(spec)
+    sys.modules["culpa"] = package  # its own imports (culpa.tensor, ...) resolve inside its folder
+    spec.loader.exec_module(package)
+    importlib.import_module("culpa.benchmark")
     return package
 
 
