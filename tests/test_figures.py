@@ -369,3 +369,27 @@ def test_timing_captions_in_the_built_site_name_this_machine(built_site: Path, l
         assert any(cpu in c and str(cores) in c for c in captions), (
             f"{prefix}{page}: no caption names the machine ({cpu}, {cores})"
         )
+
+
+def _overlaps(fig) -> list[tuple[str, str]]:
+    """Pairs of visible texts of `fig` whose boxes, as drawn, overlap."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    renderer = FigureCanvasAgg(fig).get_renderer()
+    fig.draw(renderer)
+    texts = [t for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip()]
+    boxes = [(t.get_text(), t.get_window_extent(renderer)) for t in texts]
+    return [(a, b) for i, (a, box_a) in enumerate(boxes) for b, box_b in boxes[i + 1:]
+            if box_a.overlaps(box_b) and box_a.width and box_b.width]
+
+
+@pytest.mark.parametrize("scale", [0.1, 1.0, 10.0, 100.0])
+def test_the_cost_figure_keeps_its_labels_apart_on_a_slower_or_faster_machine(made, modules, scale):
+    """Its points are the build machine's measurements: a machine 100 times slower moves them two decades up,
+    and no label may then run into the title or another label (a busy machine's build once did)."""
+    data = made["cost-of-a-gradient"].data
+    measured = ("central", "forward", "backprop")  # central_at_1ms is a fixed 1 ms per pass
+    at = {key: value * scale if key in measured else value for key, value in data["at_target"].items()}
+    for lang in LANGS:
+        found = _overlaps(modules["cost-of-a-gradient"].draw(lang, {**data, "at_target": at}))
+        assert not found, f"cost-of-a-gradient ({lang}), times ×{scale}: texts on top of each other: {found}"
