@@ -108,6 +108,16 @@ async def open_page(context, site: ServedSite, page: SitePage, requests: list[st
     return tab, record
 
 
+async def what_it_showed(tab, k: int | None, console: list[str]) -> str:
+    """For a block that failed to finish: its output's state and text, and the page's last console lines."""
+    try:
+        read = "(el) => `state=${el.dataset.state || '(none)'} text=${el.textContent.slice(-400)}`"
+        shown = await tab.locator(f'[data-run-output="{k}"]').evaluate(read, timeout=5000)
+    except Exception as error:
+        shown = f"(could not read it: {type(error).__name__})"
+    return f"\n  block {k} output: {shown}\n  console: {console[-8:]}"
+
+
 async def run_pages(context, site: ServedSite, pages: list[SitePage], requests: list[str], into: dict,
                     checks: dict | None = None) -> None:
     """Each page in turn, in a tab of its own: every runnable block through its Run button."""
@@ -117,15 +127,19 @@ async def run_pages(context, site: ServedSite, pages: list[SitePage], requests: 
         started = time.perf_counter()
         tab, run = await open_page(context, site, page, requests)
         into[page.id] = run
+        console: list[str] = []  # what the page and its worker logged, for a failure's message
+        tab.on("console", lambda m, into=console: into.append(f"{m.type}: {m.text}"))
+        tab.on("pageerror", lambda e, into=console: into.append(f"uncaught: {e}"))
         label = run.config.get("strings", {}).get("runN")
+        k = None
         try:
             for k, block in enumerate(run.config.get("blocks", [])):
                 if not block["skip"]:
                     run.outputs[k] = await run_block(tab, k, label)
             if checks is not None and page.path == "03-worked-example/":
                 checks[page.lang] = await page_03_checks(tab, run, page.lang)
-        except Exception as error:  # recorded; the tests say which page and step
-            run.error = f"{type(error).__name__}: {error}"
+        except Exception as error:  # recorded; the tests say which page and step, and what the page showed
+            run.error = f"{type(error).__name__}: {error}" + await what_it_showed(tab, k, console)
         await tab.close()
         progress(f"{page.id}: {time.perf_counter() - started:.1f} s")
 
