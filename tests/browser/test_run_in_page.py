@@ -85,7 +85,13 @@ async def run_block(page, box_index: int, run_label: str) -> dict:
     bar = box.locator("xpath=following-sibling::div[contains(@class,'run-bar')][1]")
     output = box.locator("xpath=following-sibling::output[1]")
     # each button is named after its block ("Run block 3"); its text is the plain verb
-    await bar.get_by_role("button", name=run_label.replace("{n}", str(box_index + 1)), exact=True).click()
+    button = bar.get_by_role("button", name=run_label.replace("{n}", str(box_index + 1)), exact=True)
+    # pressed from the keyboard once run.js has set it up (its render() writes aria-disabled): in the
+    # .ci/run of 21611c0 four mouse clicks, on a busy machine, never reached the button (the block's output
+    # stayed empty, no run began), which a click by coordinates can do while the page still moves
+    await page.wait_for_function("(b) => b.getAttribute('aria-disabled') === 'false'",
+                                 arg=await button.element_handle(), timeout=RUN_TIMEOUT_MS)
+    await button.press("Enter")
     await output.evaluate("(el) => new Promise((r) => requestAnimationFrame(r))")
     handle = await output.element_handle()
     await page.wait_for_function(DONE, arg=handle, timeout=RUN_TIMEOUT_MS)
