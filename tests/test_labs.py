@@ -339,26 +339,19 @@ async def _run_notebook(path: Path, work: Path) -> str | None:
     return None
 
 
-def _code_cells(path: Path) -> list[str]:
-    return [c.source for c in nbformat.read(path, as_version=4).cells if c.cell_type == "code"]
-
-
-def _run_once(built_site) -> list[str]:
-    """The downloads that must run: one per set of identical code cells (a lab's pt and en notebooks run the
-    same code: what a kernel executes is only the code cells, so running the second proves nothing more)."""
-    chosen, seen = [], set()
-    for lab_id in LAB_IDS:
-        code = tuple(_code_cells(executed_download(built_site, lab_id)))
-        if code not in seen:
-            seen.add(code)
-            chosen.append(lab_id)
-    return chosen
+def _code_cells(path: Path) -> tuple[str, ...]:
+    return tuple(c.source for c in nbformat.read(path, as_version=4).cells if c.cell_type == "code")
 
 
 @pytest.fixture(scope="module")
-def downloads_run(built_site, tmp_path_factory) -> dict[str, str | None]:
-    """Run every lab's downloaded notebook whose code no other download already ran (_run_once), two at a
-    time, each in its own fresh empty folder."""
+def downloads_run(built_site, tmp_path_factory) -> dict[str, tuple[str, str | None]]:
+    """Run every lab's downloaded notebook, two at a time, each in its own fresh empty folder; a download
+    whose code cells are another's, cell for cell (a lab's pt and en notebooks: a kernel executes only the
+    code), is not run again. For each lab: (the download that ran its code, None or what failed)."""
+    code = {lab_id: _code_cells(executed_download(built_site, lab_id)) for lab_id in LAB_IDS}
+    first = {}  # code cells -> the first lab that has them
+    for lab_id in LAB_IDS:
+        first.setdefault(code[lab_id], lab_id)
 
     async def run_all():
         gate = asyncio.Semaphore(2)
@@ -371,22 +364,20 @@ def downloads_run(built_site, tmp_path_factory) -> dict[str, str | None]:
                 result = await _run_notebook(copy, work)
             return lab_id, result
 
-        return dict(await asyncio.gather(*(one(lab_id) for lab_id in _run_once(built_site))))
+        return dict(await asyncio.gather(*(one(lab_id) for lab_id in first.values())))
 
-    return asyncio.run(run_all())
+    results = asyncio.run(run_all())
+    return {lab_id: (first[code[lab_id]], results[first[code[lab_id]]]) for lab_id in LAB_IDS}
 
 
 @pytest.mark.parametrize("lab_id", LAB_IDS)
 @pytest.mark.slow
-def test_downloaded_notebook_runs_top_to_bottom_in_a_fresh_folder(built_site, downloads_run, lab_id):
-    ran = lab_id
-    if lab_id not in downloads_run:  # its code is another download's, cell for cell: that run is this one's
-        code = _code_cells(executed_download(built_site, lab_id))
-        same = [other for other in downloads_run if _code_cells(executed_download(built_site, other)) == code]
-        assert same, f"{lab_id}: its download was not run, and no download that ran has its code"
-        ran = same[0]
-    failure = downloads_run[ran]
-    assert failure is None, f"the downloaded notebook of {source(lab_id)} fails in a fresh folder: {failure}"
+def test_downloaded_notebook_runs_top_to_bottom_in_a_fresh_folder(downloads_run, lab_id):
+    ran, failure = downloads_run[lab_id]
+    assert failure is None, (
+        f"the downloaded notebook of {source(lab_id)} fails in a fresh folder (run as {ran}'s, which has "
+        f"the same code cells): {failure}"
+    )
 
 
 # ---- execution at build time: failures and the cache ------------------------------------------------
