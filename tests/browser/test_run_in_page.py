@@ -104,6 +104,9 @@ async def open_page(context, site: ServedSite, page: SitePage, requests: list[st
     record = PageRun(page)
     mark = len(requests)
     tab = await context.new_page()
+    # every lookup and press with a run's patience: in the CI of stop 29, on a busy machine, page 06 stayed
+    # busy past the default 30 s before block 19's Run button could be looked up (no run had begun)
+    tab.set_default_timeout(RUN_TIMEOUT_MS)
     await tab.goto(site.url(page), wait_until="networkidle")
     await tab.wait_for_timeout(300)  # anything a deferred script would fetch on its own
     # a reader opens a collapsed block (an exercise's answer) before pressing its Run
