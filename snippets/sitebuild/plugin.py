@@ -32,6 +32,7 @@ from sitebuild.steps import (
     code_names,
     content_policy,
     credits,
+    culpa_listings,
     explorers,
     figures,
     images,
@@ -92,7 +93,8 @@ class SitePlugin(BasePlugin):
     def on_page_markdown(self, markdown, *, page, config, files):
         markdown = prose_numbers.on_page_markdown(markdown, page)  # {{ 0,659 <- p.data[0] | .3f }} -> 0,659
         markdown = self.figures.fill_machine(markdown, page)  # @MACHINE@ in a timing figure's caption
-        return self.wheel.fill_page(markdown, page, config)  # @CULPA_WHEEL_URL@, @CULPA_REPOSITORY@
+        markdown = self.wheel.fill_page(markdown, page, config)  # @CULPA_WHEEL_URL@, @CULPA_REPOSITORY@
+        return culpa_listings.on_page_markdown(markdown, page, config)  # culpa's listings: pt comments
 
     # A lab's page: its source is the executed notebook (for mkdocs-jupyter), its Markdown the lab's text.
     @event_priority(50)  # before mkdocs-jupyter (0) reads the page's source

@@ -46,9 +46,14 @@ def _extension_config(name: str) -> dict:
     raise KeyError(f"mkdocs.yml has no markdown extension {name}")
 
 
+def snippets_config() -> dict:
+    """pymdownx.snippets' configuration in mkdocs.yml (base paths relative to the repository)."""
+    return dict(_extension_config("pymdownx.snippets"))
+
+
 def expand_snippets(text: str) -> str:
     """Expand `--8<--` includes exactly as the site's pymdownx.snippets configuration does."""
-    config = dict(_extension_config("pymdownx.snippets"))
+    config = snippets_config()
     config["base_path"] = [str(ROOT / p) for p in config.get("base_path", ["."])]
     md = markdown.Markdown(extensions=["pymdownx.snippets"], extension_configs={"pymdownx.snippets": config})
     return "\n".join(md.preprocessors["snippet"].run(text.splitlines())) + "\n"
@@ -106,9 +111,10 @@ def page_files(lang: str) -> list[str]:
     return sorted(rel for rel in pages if not rel.startswith("labs/"))
 
 
-def load_page(lang: str, rel: str) -> Page:
+def load_page(lang: str, rel: str, text: str | None = None) -> Page:
+    """A page of docs/<lang>/, read from its file, or from `text`: its Markdown as a build step left it."""
     path = DOCS / lang / rel
-    text = path.read_text(encoding="utf-8")
+    text = path.read_text(encoding="utf-8") if text is None else text
     meta, _, _ = split_front_matter(text)
     raw = extract_from_buffer(io.StringIO(text))
     expanded = extract_from_buffer(io.StringIO(expand_snippets(text)))

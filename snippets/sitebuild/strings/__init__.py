@@ -8,6 +8,9 @@ sitebuild/steps/explorers.py writes the table on the explorer's root as data-t-*
 every page offers (its code as a .py, a way to report a mistake, the footer's licences and credits), [theme]
 what third-party templates would otherwise write in English (sitebuild/steps/theme_words.py).
 `{name}` in a string is filled by whoever shows it.
+
+culpa.pt.toml is of another kind: culpa's comments and docstrings in Portuguese, for the listings of
+culpa's source a pt page includes (sitebuild/steps/culpa_listings.py); en shows them as culpa writes them.
 """
 
 from __future__ import annotations
