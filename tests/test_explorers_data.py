@@ -187,12 +187,16 @@ def test_the_hook_writes_the_explorers_words_in_the_pages_language(hook):
     html = ('<html><head></head><body><div class="explorer" data-explorer="worked-example" data-compact>'
             '</div></body></html>')
     for lang in LANGS:
-        out = hook.load_scripts(html, _page("03-worked-example/", f"{lang}/03-worked-example.md"))
+        out = hook.load_scripts(html, _page("03-worked-example/", f"{lang}/03-worked-example.md"), WHEEL)
         words = strings.of(lang)["explorer-worked-example"]
         root = re.search(r'<div class="explorer"[^>]*>', out).group(0)
         assert "data-compact" in root and 'data-t-step-backward="' in root, root[:200]
+        assert f'data-wheel="{WHEEL}"' in root, root[:200]
         found = dict(re.findall(r'data-t-([\w-]+)="([^"]*)"', root))
         assert len(found) == len(words) and found["step-backward"] == words["stepBackward"], found
+
+
+WHEEL = "culpa/culpa-0.1.0-py3-none-any.whl"
 
 
 @pytest.fixture(scope="module")
@@ -206,11 +210,11 @@ def _page(url, src):
 
 def test_the_hook_adds_each_explorer_script_to_its_page_only(hook):
     html = '<html><head></head><body><div class="explorer" data-explorer="blame"></div></body></html>'
-    out = hook.load_scripts(html, _page("en/04-through-a-network/", "en/04-through-a-network.md"))
+    out = hook.load_scripts(html, _page("en/04-through-a-network/", "en/04-through-a-network.md"), WHEEL)
     assert ('<script defer src="../../assets/explorers/start.js"></script>'
             '<script defer src="../../assets/explorers/blame.js"></script></head>') in out
     plain = "<html><head></head><body><p>no explorer</p></body></html>"
-    assert hook.load_scripts(plain, _page("01-a-billion-knobs/", "pt/01-a-billion-knobs.md")) == plain
+    assert hook.load_scripts(plain, _page("01-a-billion-knobs/", "pt/01-a-billion-knobs.md"), WHEEL) == plain
 
 
 def test_the_hook_fails_naming_the_page_that_asks_for_an_unknown_explorer(hook):
@@ -218,13 +222,13 @@ def test_the_hook_fails_naming_the_page_that_asks_for_an_unknown_explorer(hook):
 
     html = '<html><head></head><body><div data-explorer="nudgee"></div></body></html>'
     with pytest.raises(PluginError, match=r"pt/08-honest-habits\.md.*nudgee"):
-        hook.load_scripts(html, _page("08-honest-habits/", "pt/08-honest-habits.md"))
+        hook.load_scripts(html, _page("08-honest-habits/", "pt/08-honest-habits.md"), WHEEL)
 
 
 def test_the_cache_key_follows_the_lesson_each_explorer_runs():
     for name in explorers.NAMES:
         script = explorers.HERE / f"{name.replace('-', '_')}.py"
-        inputs = explorers._declared_inputs(script)
+        inputs = explorers.declared_inputs(script)
         assert inputs and all((ROOT / path).is_file() for path in inputs), f"{name}: INPUTS {inputs}"
         assert len(explorers.cache_key(name)) == 20
 
@@ -245,7 +249,7 @@ def test_a_raising_exporter_fails_the_build_naming_the_explorer(tmp_path, monkey
 @pytest.mark.parametrize("name", explorers.NAMES)
 def test_every_formula_is_typeset_with_a_slot_for_each_of_its_numbers(data, hook, name):
     typeset = step.typeset(name, copy.deepcopy(data[name]))
-    formulas = list(step._formulas(typeset))
+    formulas = list(explorers.formulas(typeset))
     assert len(formulas) >= 4 and typeset["typeset"], f"{name}: {len(formulas)} formulas"
     for entry in formulas:
         html = typeset["typeset"][entry["typeset"]]

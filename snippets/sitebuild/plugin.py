@@ -148,7 +148,7 @@ class SitePlugin(BasePlugin):
         output = self.alternates.absolute(output, page, config)  # hreflang links as full URLs
         output = a11y_words.on_post_page(output, page_language(page))  # a11y.js's words, the page's language
         output = theme_words.on_post_page(output, page_language(page), page.file.src_uri)  # ¶ and copy words
-        return self.explorers.load_scripts(output, page)  # each explorer's script, on its pages only
+        return self.explorers.load_scripts(output, page, self.wheel.path)  # each explorer's script, its pages
 
     # ---- the built site --------------------------------------------------------------------------------
     def _post_build_each_language(self, *, config):

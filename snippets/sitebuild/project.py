@@ -22,12 +22,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from mkdocs.exceptions import PluginError
-
-# Anything that measures time (figures marked TIMING, the labs' kernel) runs in culpa's pinned environment
-# (one BLAS thread, glibc keeping freed memory): its one home is culpa.benchmark.
-from culpa.benchmark import PINNED_ENV as PINNED_ENV
-
 ROOT = Path(__file__).resolve().parents[2]  # this repository: snippets/sitebuild/project.py
 LANGS = ("pt", "en")  # pt first: the site's default language, at its root
 WHEEL_FOLDER = "culpa"  # <site>/culpa/<culpa's wheel>
@@ -37,6 +31,8 @@ def page_language(page) -> str:
     """The language of a page: the folder of docs/ it lives in (docs/pt/..., docs/en/...)."""
     lang = page.file.src_uri.split("/", 1)[0]
     if lang not in LANGS:
+        from mkdocs.exceptions import PluginError  # here: the explorers import this module in Pyodide too
+
         raise PluginError(f"{page.file.src_uri} is in no language folder of docs/ ({', '.join(LANGS)}), so "
                           "the build has none of its words for it")
     return lang
@@ -98,3 +94,15 @@ def content_key(files: Iterable[Path], *texts: str) -> str:
     for text in texts:
         add("text", text.encode())
     return digest.hexdigest()
+
+
+def __getattr__(name: str):
+    """PINNED_ENV: anything that measures time (figures marked TIMING, the labs' kernel) runs in culpa's
+    pinned environment (one BLAS thread, glibc keeping freed memory), whose one home is culpa.benchmark.
+    Imported when asked for: culpa.benchmark needs an OS thread clock, which the explorers' Python in the
+    reader's browser (Pyodide) has not, and they import this module for its paths and languages."""
+    if name == "PINNED_ENV":
+        from culpa.benchmark import PINNED_ENV
+
+        return PINNED_ENV
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import contextlib
 import io
-import math
 import os
 import platform
 import re
@@ -20,7 +19,16 @@ import matplotlib
 from matplotlib.figure import Figure
 from matplotlib.ticker import Formatter, LogFormatter, ScalarFormatter
 
-from sitebuild.numbers import MINUS, localize
+from sitebuild.numbers import (  # noqa: F401 (figures write their numbers as style.number, style.power, ...)
+    MINUS,
+    conjunction,
+    localize,
+    number,
+    power,
+    power_parts,
+    sequence,
+    spoken_power,
+)
 from sitebuild.project import LANGS  # noqa: F401 (figures and explorers read style.LANGS)
 
 # One color per role, the same in every figure (they read on the white card in both site palettes).
@@ -143,53 +151,6 @@ def svg_bytes(fig: Figure) -> bytes:
 def prose(text: str) -> str:
     """A paragraph written across source lines (alt texts, captions) as one line of text."""
     return " ".join(text.split())
-
-
-# ---- numbers in the page's language: the rule is sitebuild/numbers.py's ----
-def number(value, spec: str = "", lang: str = "en") -> str:
-    """format(value, spec) as the page's language writes it: number(17408, ',', 'pt') == '17.408'."""
-    return localize(format(value, spec), lang)
-
-
-_SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
-
-
-def power_parts(value: float) -> tuple[float, int]:
-    """The mantissa (one decimal) and the exponent power() writes a positive value with: (1.8, -5)."""
-    exponent = int(math.floor(math.log10(value)))
-    mantissa = round(value / 10.0**exponent, 1)
-    if mantissa >= 10:
-        mantissa, exponent = mantissa / 10, exponent + 1
-    return mantissa, exponent
-
-
-def spoken_power(value: float, lang: str) -> dict:
-    """power()'s parts, for words to read aloud ("3,2 vezes 10 elevado a −7"): the mantissa as the language
-    writes it (None when it is 1: "10 elevado a −5") and the exponent, with a true minus."""
-    mantissa, exponent = power_parts(value)
-    return {"mantissa": None if mantissa == 1 else number(mantissa, ".1f", lang),
-            "exponent": str(exponent).replace("-", MINUS)}
-
-
-def power(value: float, lang: str, mathtext: bool = False) -> str:
-    """A value as mantissa times a power of ten, one decimal: 1,8 × 10⁻⁵ in pt (10$^{-5}$ in a figure)."""
-    mantissa, exponent = power_parts(value)
-    if mathtext:
-        ten = f"10$^{{{exponent}}}$".replace("-", MINUS)
-    else:
-        ten = "10" + str(exponent).translate(_SUPERSCRIPT)
-    return ten if mantissa == 1 else f"{number(mantissa, '.1f', lang)} × {ten}"
-
-
-def sequence(texts, lang: str, brackets: str = "()") -> str:
-    """Numbers already written for `lang`, as a list: (0,659; 0,242) in pt, where en writes (0.659, 0.242)."""
-    return brackets[:1] + ("; " if lang == "pt" else ", ").join(texts) + brackets[1:]
-
-
-def conjunction(items, lang: str) -> str:
-    """2, 16, 16 e 2 in pt; 2, 16, 16 and 2 in en."""
-    *first, last = [str(item) for item in items]
-    return ", ".join(first) + (" e " if lang == "pt" else " and ") + last if first else last
 
 
 class Localized(Formatter):

@@ -5,7 +5,8 @@
    build(root, data) draws it. data-xp-state on the root says loading, ready or failed.
    The helpers every explorer builds with are here too: el, fill, language, strings, formula (a formula
    typeset at build time, its numbers put in their slots) and stepper (the step controls, their keys and
-   Play, for the explorers that step). */
+   Play, for the explorers that step), and explore: the explorer's data for the reader's numbers, computed by
+   culpa in this page (Pyodide in a Web Worker, started on the reader's first change, never before). */
 (function () {
   "use strict";
   var BASE = document.currentScript.src;
@@ -191,6 +192,85 @@
     box.replaceChildren(still, el("span", { class: "xp-caption-live" }, [fill(t.caption, values || {})]));
   }
 
+  /* ---- the reader's numbers: culpa in this page ----
+     One worker for the page's explorers, started from a blob: bootstrap of assets/run/worker.js (as Run starts
+     its own: the page's Content-Security-Policy holds in it), with culpa's wheel from the root's data-wheel.
+     explore(root, name, fields) sends the reader's fields as typed; the worker runs the explorer's exporter
+     (sitebuild/explorers/in_page.py) and answers {ok, data} or {ok: false, problems}. The data's formulas
+     point at the book's typeset HTML (the reader's numbers go in the same slots), so the answer keeps the
+     book's data.typeset. onLoading(true) while Python loads (the first time), false once it is there. */
+  var LOAD_TIMEOUT_MS = 120000;  /* as Run: a busy phone takes about 20 s */
+  var python = { worker: null, ready: false, waiting: {}, next: 0 };
+
+  function giveUp(message) {
+    var waiting = python.waiting;
+    if (python.worker) python.worker.terminate();
+    python.worker = null;
+    python.ready = false;
+    python.waiting = {};
+    Object.keys(waiting).forEach(function (id) { waiting[id].reject(new Error(message)); });
+  }
+
+  function pythonWorker(root) {
+    if (python.worker) return python.worker;
+    var url = new URL("../run/worker.js", BASE);
+    url.searchParams.set("wheel", root.dataset.wheel || "");
+    var boot = URL.createObjectURL(new Blob(
+      ["self.culpaWorkerURL = " + JSON.stringify(url.href) + ";\nimportScripts(self.culpaWorkerURL);\n"],
+      { type: "text/javascript" }));
+    var worker = new Worker(boot);
+    python.worker = worker;
+    worker.onerror = function (event) {
+      event.preventDefault();
+      if (python.worker === worker) giveUp(event.message || "worker.js");
+    };
+    worker.onmessage = function (event) {
+      var m = event.data;
+      if (python.worker !== worker) return;
+      if (m.type === "ready") python.ready = true;
+      else if (m.type === "failed") giveUp(m.error);
+      else if (m.type === "explored") {
+        var waiting = python.waiting[m.id];
+        delete python.waiting[m.id];
+        if (!waiting) return;
+        clearTimeout(waiting.timer);
+        if (m.error) {
+          console.error("explorer's Python: " + m.error);  /* the whole traceback, for whoever debugs */
+          waiting.reject(new Error(m.error.trim().split("\n").pop()));  /* the reader gets its last line */
+        }
+        else waiting.resolve(JSON.parse(m.answer));
+      }
+    };
+    return worker;
+  }
+
+  function explore(root, name, fields, book, onLoading) {
+    var typeset = {};  /* each formula's TeX -> its HTML in book.typeset */
+    (function walk(value) {
+      if (Array.isArray(value)) value.forEach(walk);
+      else if (value && typeof value === "object") {
+        if (typeof value.tex === "string") typeset[value.tex] = value.typeset;
+        else Object.keys(value).forEach(function (k) { walk(value[k]); });
+      }
+    })(book);
+    return new Promise(function (resolve, reject) {
+      var worker = pythonWorker(root);
+      var id = ++python.next;
+      if (onLoading && !python.ready) onLoading(true);
+      var timer = setTimeout(function () { giveUp("timeout"); }, LOAD_TIMEOUT_MS);
+      python.waiting[id] = { resolve: resolve, reject: reject, timer: timer };
+      worker.postMessage({ type: "explore", id: id, name: name, fields: JSON.stringify(fields),
+                           typeset: JSON.stringify(typeset) });
+    }).then(function (answer) {
+      if (onLoading) onLoading(false);
+      if (answer.ok) answer.data.typeset = book.typeset;
+      return answer;
+    }, function (error) {
+      if (onLoading) onLoading(false);
+      throw error;
+    });
+  }
+
   window.culpaExplorers = { start: start, el: el, fill: fill, language: language, strings: strings,
-                            stepper: stepper, formula: formula, caption: caption };
+                            stepper: stepper, formula: formula, caption: caption, explore: explore };
 })();

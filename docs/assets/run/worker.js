@@ -11,7 +11,13 @@
  * A block that names matplotlib first gets the page's stand-in for it (assets/run/matplotlib/: Python that draws
  * SVG), fetched the first time one does, so a page that never plots loads nothing more.
  *
+ * An explorer's script (assets/explorers/start.js) starts a worker of its own from this script to recompute
+ * the explorer with the reader's numbers: the first "explore" writes the explorers' exporters and the lessons
+ * they run (assets/explorers/py/, listed in its manifest.json) into this Python's site-packages, then calls
+ * sitebuild.explorers.in_page.explore, which answers with the explorer's data as JSON.
+ *
  * Messages in:  {type: "run", id, code, name, lab, words: {noInput, noClose, plotSubset}}
+ *               {type: "explore", id, name, fields, typeset}  (JSON texts: the reader's fields, TeX -> index)
  * Messages out: {type: "status", text}          loading steps
  *               {type: "ready"}                  Python, numpy and culpa are loaded
  *               {type: "out", id, stream, text}  printed text, "stdout" or "stderr", as it is written
@@ -19,6 +25,7 @@
  *               {type: "figure", id, url, texts, phone}  a figure the block drew: SVG data: URLs (phone: the drawing
  *                                                 for a narrow screen) and its words
  *               {type: "done", id, ok, cancelled, dropped: {stdout, stderr: {chars, lines}}}
+ *               {type: "explored", id, answer}   explore()'s JSON text; or {type: "explored", id, error}
  *               {type: "failed", error}          Python could not be loaded
  * Stop is run.js terminating this worker and starting a fresh one: nothing here needs to cooperate.
  */
@@ -33,6 +40,7 @@ const wheel = here.searchParams.get("wheel");
 const pyodideURL = new URL("../vendor/pyodide/", here).href;
 const wheelURL = new URL(`../../${wheel}`, here).href; // this script is <site>/assets/run/worker.js
 const standinURL = new URL("matplotlib/", here).href; // the page's stand-in for matplotlib
+const explorersURL = new URL("../explorers/py/", here).href; // the explorers' exporters, for "explore"
 
 let current = null; // the run being printed: {id, stdout: budget, stderr: budget}
 let words = { noInput: "input()", noClose: "close()" }; // the page's sentences, sent with each run
@@ -215,9 +223,51 @@ function withoutMagics(code) {
   return code.replace(/^(\s*)%(.*)$/gm, "$1pass  # %$2");
 }
 
+// The explorers' exporters and the lessons they run, written into site-packages as files of their own
+// (sitebuild/ and lessons/, as in the repository's snippets/), so that they import as in the build.
+async function installExplorers(pyodide) {
+  const manifest = await fetch(explorersURL + "manifest.json").then((response) => {
+    if (!response.ok) throw new Error(`explorers/py/manifest.json: HTTP ${response.status}`);
+    return response.json();
+  });
+  const sources = await Promise.all(
+    manifest.files.map(async (path) => {
+      const response = await fetch(explorersURL + path);
+      if (!response.ok) throw new Error(`explorers/py/${path}: HTTP ${response.status}`);
+      return response.text();
+    }),
+  );
+  const root = pyodide.runPython("import sysconfig\nsysconfig.get_paths()['purelib']");
+  manifest.files.forEach((path, k) => {
+    const file = `${root}/${path}`;
+    pyodide.FS.mkdirTree(file.slice(0, file.lastIndexOf("/")));
+    pyodide.FS.writeFile(file, sources[k]);
+  });
+  return pyodide.runPython("from sitebuild.explorers.in_page import explore\nexplore");
+}
+
+function explore(message) {
+  queue = queue.then(async () => {
+    let state;
+    try {
+      state = await ready;
+    } catch (error) {
+      return; // "failed" was posted
+    }
+    try {
+      if (!state.explore) state.explore = await installExplorers(state.pyodide);
+      const answer = state.explore(message.name, message.fields, message.typeset);
+      self.postMessage({ type: "explored", id: message.id, answer });
+    } catch (error) {
+      self.postMessage({ type: "explored", id: message.id, error: String(error && error.message ? error.message : error) });
+    }
+  });
+}
+
 let queue = Promise.resolve();
 self.onmessage = (event) => {
   const message = event.data;
+  if (message.type === "explore") return explore(message);
   if (message.type !== "run") return;
   if (message.words) words = message.words;
   queue = queue.then(async () => {

@@ -17,15 +17,18 @@ culpa) and serves <site>/assets/explorers/data/<name>.json.
 from __future__ import annotations
 
 import ast
+import functools
 import importlib
 import inspect
 import json
 import math
+import re
 from pathlib import Path
 
 import numpy as np
 
-from sitebuild import project, style
+from sitebuild import numbers as style  # the number writers, without matplotlib (they run in Pyodide too)
+from sitebuild import project
 
 HERE = Path(__file__).resolve().parent
 ROOT = project.ROOT
@@ -44,18 +47,30 @@ def cache_key(name: str) -> str:
     """A hash of everything that can change explorer `name`'s data: its exporter, this module, the figure
     helpers it uses, the lessons it runs, culpa's source and the NumPy and Python versions."""
     script = HERE / f"{name.replace('-', '_')}.py"
-    inputs = [ROOT / path for path in _declared_inputs(script)]
-    helpers = [HERE / "__init__.py", HERE.parent / "style.py", HERE.parent / "lessons.py",
-               HERE.parent / "numbers.py"]
+    inputs = [ROOT / path for path in declared_inputs(script)]
+    helpers = [HERE / "__init__.py", HERE.parent / "lessons.py", HERE.parent / "numbers.py"]
     files = [script, *helpers, *inputs, *project.culpa_sources()]
     return project.content_key(files, json.dumps(project.versions("numpy")))[:20]
 
 
-def _declared_inputs(script: Path) -> list[str]:
+def declared_inputs(script: Path) -> list[str]:
     for node in ast.parse(script.read_text(encoding="utf-8")).body:
         if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "INPUTS" for t in node.targets):
             return list(ast.literal_eval(node.value))
     return []
+
+
+def formulas(value):
+    """Every formula ({"tex": ...}) in an explorer's data, depth first."""
+    if isinstance(value, dict):
+        if "tex" in value:
+            yield value
+            return
+        for item in value.values():
+            yield from formulas(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from formulas(item)
 
 
 def to_json(data: dict) -> str:
@@ -106,6 +121,26 @@ def spoken_power(value: float) -> dict:
     return {"mantissa": mantissa, "exponent": {lang: parts[lang]["exponent"] for lang in LANGS}}
 
 
+# ---- the reader's numbers, typed into an explorer's fields ----
+_NUMBER = re.compile(r"[+\-\u2212]?(\d+([.,]\d*)?|[.,]\d+)")
+
+
+def read_number(text, low: float, high: float) -> tuple[float | None, dict | None]:
+    """A number as a reader types it in either language (2,5 or 2.5, −1 with a true minus or a hyphen),
+    between low and high: (value, None), or (None, the problem: {"problem": "empty" | "number" | "range",
+    "text", "low", "high"}, the limits written for each language) for the page's words to say."""
+    text = str(text).strip()
+    limits = {"low": short(low), "high": short(high)}
+    if not text:
+        return None, {"problem": "empty", "text": "", **limits}
+    if not _NUMBER.fullmatch(text):
+        return None, {"problem": "number", "text": text, **limits}
+    value = float(text.replace(",", ".").replace("\u2212", "-"))
+    if not low <= value <= high:
+        return None, {"problem": "range", "text": text, **limits}
+    return value, None
+
+
 # ---- formulas, typeset at build time, with slots for culpa's numbers ----
 # An explorer's formula is {"tex": ..., "slots": {name: {pt, en}}, "say": {pt, en}}: TeX in which each
 # number is a slot, \htmlData{slot=NAME}{0}, the number each slot shows, and the formula read aloud (the
@@ -152,13 +187,18 @@ def slot_values(entry: dict, name: str, lang: str) -> str:
 
 
 # ---- culpa's own code for an op's local derivative ----
-TENSOR = ROOT / "snippets" / "culpa" / "tensor.py"
-
-
 def op_code(method, parent: int) -> dict:
     """The source of a culpa op (a Tensor method), its place in culpa/tensor.py, and the line holding the
     local derivative for input number `parent`: the element of the tuple its backward returns."""
+    # read once per version of the file (`mkdocs serve` runs on while culpa is edited): a reader's numbers,
+    # recomputed in the page, reuse it
+    return dict(_op_code(method, parent, Path(inspect.getsourcefile(method)).stat().st_mtime_ns))
+
+
+@functools.cache
+def _op_code(method, parent: int, _version: int) -> dict:
     lines, first = inspect.getsourcelines(method)
+    source = Path(inspect.getsourcefile(method))  # culpa/tensor.py as installed (in Pyodide: the wheel)
     tree = ast.parse(_dedent(lines))
     returned = None
     for node in ast.walk(tree):
@@ -171,7 +211,8 @@ def op_code(method, parent: int) -> dict:
     element = returned.elts[parent]
     highlight = list(range(element.lineno - 1, element.end_lineno))  # 0-based, within `lines`
     return {
-        "section": _section(first, first + len(lines) - 1) or f"culpa/tensor.py:{method.__qualname__}",
+        "section": (_section(source, first, first + len(lines) - 1)
+                    or f"culpa/tensor.py:{method.__qualname__}"),
         "first_line": first,
         "lines": _dedent(lines).splitlines(),
         "highlight": highlight,
@@ -183,10 +224,10 @@ def _dedent(lines: list[str]) -> str:
     return "".join(line[indent:] if line.strip() else "\n" for line in lines)
 
 
-def _section(first: int, last: int) -> str | None:
+def _section(source: Path, first: int, last: int) -> str | None:
     """The named snippet section of culpa/tensor.py (`# --8<-- [start:op_mul]`) around lines first..last."""
     found = None
-    for number, line in enumerate(TENSOR.read_text(encoding="utf-8").splitlines(), start=1):
+    for number, line in enumerate(source.read_text(encoding="utf-8").splitlines(), start=1):
         if "--8<-- [start:" in line and number < first:
             found = (line.split("[start:", 1)[1].split("]", 1)[0], number)
         if "--8<-- [end:" in line and found and line.split("[end:", 1)[1].startswith(found[0] + "]"):

@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from sitebuild import lessons
-from sitebuild.explorers import formula, numbers, op_code, quantity, slot_values
+from sitebuild.explorers import formula, numbers, op_code, quantity, read_number, short, slot_values
 
 INPUTS = ["snippets/lessons/worked_example.py"]
 
@@ -89,12 +89,44 @@ def _jacobian(closure, out_shape, k: int, parent_shape) -> np.ndarray:
     return np.array(rows).reshape(size, int(np.prod(parent_shape)))
 
 
-def _recorded():
+# The reader's numbers (docs/assets/explorers/worked-example.js): three logits and the observed class, run
+# through page 03's own code in place of the book's z and y (in the page, by culpa in Pyodide).
+CLASSES = 3
+LIMIT = 20.0  # |z| at most this: exp(20) is about 4.9e8, written in full by the explorer
+
+
+def given(z=None, observed=None) -> dict:
+    """What replaces the book's literals: the logits z and the one-hot y of the observed class."""
+    chosen = {}
+    if z is not None:
+        chosen["z"] = [float(v) for v in z]
+    if observed is not None:
+        chosen["y"] = [1.0 if k == observed else 0.0 for k in range(CLASSES)]
+    return chosen
+
+
+def read(fields: dict) -> tuple[dict, list[dict]]:
+    """The reader's fields ({"z0", "z1", "z2": text, "observed": text}) as export()'s arguments, or the
+    problems (each names its field and what is wrong, for the page's words to say)."""
+    problems, z = [], []
+    for k in range(CLASSES):
+        value, problem = read_number(fields.get(f"z{k}", ""), -LIMIT, LIMIT)
+        if problem:
+            problems.append({"field": f"z{k}", **problem})
+        z.append(value)
+    observed = str(fields.get("observed", "")).strip()
+    if observed not in [str(k) for k in range(CLASSES)]:
+        problems.append({"field": "observed", "problem": "class", "text": observed,
+                         "last": str(CLASSES - 1)})
+    return ({} if problems else {"z": z, "observed": int(observed)}), problems
+
+
+def _recorded(z=None, observed=None):
     """Page 03's graph after one backward pass that keeps it: (tensors in topological order, export, page)."""
     import culpa
     from culpa.tensor import topo_order
 
-    page = lessons.run("worked_example.py", "forward")
+    page = lessons.run("worked_example.py", "forward", given=given(z, observed))
     loss = page["loss"]
     loss.backward(retain_graph=True)
     graph = culpa.graph.export(loss)
@@ -185,8 +217,9 @@ def _numbers_tex(downstream, local, contribution, combine: str) -> dict:
     return formula(tex, say, d_slots, g_slots, p_slots)
 
 
-def export() -> dict:
-    tensors, graph, page = _recorded()
+def export(z=None, observed=None) -> dict:
+    """Everything the explorer shows, for the book's numbers or the reader's (z, observed)."""
+    tensors, graph, page = _recorded(z, observed)
     nodes = graph["nodes"]
     consumers = {n["id"]: [c["id"] for c in nodes if n["id"] in c["parents"]] for n in nodes}
     steps = []
@@ -217,8 +250,11 @@ def export() -> dict:
     p_minus_y = np.asarray(page["p"].data) - page["y"]
     result, result_slots = quantity("result", p_minus_y)
     result_say = {lang: f"p − y = {numbers(p_minus_y)[lang]}" for lang in ("pt", "en")}
+    observed_class = int(np.argmax(page["y"]))
     return {
         "explorer": "worked-example",
+        # what the reader's fields show: the logits culpa ran with, in each language, and the observed class
+        "inputs": {"z": [short(v) for v in np.asarray(page["z"].data)], "observed": str(observed_class)},
         "nodes": [{"id": n["id"], "op": n["op"], "name": NODES[n["id"]][1],
                    "formula": FORMULAS[NODES[n["id"]][1]],
                    "parents": n["parents"], "constant": not n["requires_grad"],
@@ -252,10 +288,10 @@ def _total_tex(node_id: int, contributions: list, grad) -> dict:
     return formula(tex, say, slots)
 
 
-def check(data: dict) -> list[str]:
-    """Every number of `data` against culpa, recomputed here from page 03's graph; one line per problem,
-    naming the explorer and the step."""
-    tensors, graph, page = _recorded()
+def check(data: dict, z=None, observed=None) -> list[str]:
+    """Every number of `data` against culpa, recomputed here from page 03's graph (with the reader's z and
+    observed class, if given); one line per problem, naming the explorer and the step."""
+    tensors, graph, page = _recorded(z, observed)
     problems = []
 
     def slotted(entry, name):

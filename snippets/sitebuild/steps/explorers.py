@@ -16,6 +16,11 @@ each formula the index of its HTML. Every slot in the HTML must be filled, by th
 by a name the script fills ("fills"), or the build fails naming the explorer and the TeX: no formula shows
 a placeholder.
 
+The reader's numbers: the same exporters run in the reader's browser (Pyodide, started by start.js on the
+reader's first change), so on_files also serves them, the modules they import and the lessons they run,
+under assets/explorers/py/ (as in snippets/: sitebuild/..., lessons/...) with manifest.json listing them;
+each explorer's root gets data-wheel, culpa's wheel's path from the site's root, as Run's config has it.
+
 A page shows an explorer with a root element `<div data-explorer="NAME" ...>` wrapping its static figure
 (the figure is what a reader without JavaScript sees). After the page is rendered, this step writes the
 explorer's words, the table [explorer-NAME] of the page's language in sitebuild/strings/, on that root as
@@ -33,6 +38,7 @@ import re
 import tempfile
 import traceback
 from html import escape
+from pathlib import Path
 
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File
@@ -49,23 +55,10 @@ MATHML = re.compile(r'<span class="katex-mathml">.*?</math></span>', re.S)
 SLOT = re.compile(r'data-slot="([^"]*)"')
 
 
-def _formulas(value):
-    """Every formula ({"tex": ...}) in an explorer's data, depth first."""
-    if isinstance(value, dict):
-        if "tex" in value:
-            yield value
-            return
-        for item in value.values():
-            yield from _formulas(item)
-    elif isinstance(value, list):
-        for item in value:
-            yield from _formulas(item)
-
-
 def typeset(name: str, data: dict) -> dict:
     """data with every formula's TeX rendered by KaTeX (data["typeset"], each formula's "typeset" index)."""
     html, index = [], {}
-    for entry in _formulas(data):
+    for entry in explorers.formulas(data):
         tex = entry["tex"]
         if tex not in index:
             try:
@@ -119,15 +112,23 @@ class Explorers:
             self.data[name] = explorers.to_json(typeset(name, json.loads(text))).encode()
 
     def add_files(self, files, config, lang: str) -> None:
-        """assets/explorers/data/<name>.json, once, with the site's other assets: in the default language's
-        build (the i18n plugin copies docs/assets/ there only; every language's pages load it from there)."""
+        """assets/explorers/data/<name>.json and assets/explorers/py/, once, with the site's other assets: in
+        the default language's build (the i18n plugin copies docs/assets/ there only; every language's pages
+        load them from there)."""
         default = config.plugins["i18n"].default_language if "i18n" in config.plugins else lang
         if lang != default:
             return
         for name, content in self.data.items():
             _replace(files, File.generated(config, f"assets/explorers/data/{name}.json", content=content))
+        served = in_page_sources(self.project)
+        for path, source in served.items():
+            _replace(files, File.generated(config, f"assets/explorers/py/{path}", content=source))
+        manifest = json.dumps({"files": sorted(served)}).encode()
+        _replace(files, File.generated(config, "assets/explorers/py/manifest.json", content=manifest))
 
-    def load_scripts(self, output: str, page) -> str:
+    def load_scripts(self, output: str, page, wheel: str) -> str:
+        """Each explorer's script on the pages that have it; `wheel`, culpa's wheel's path from the site's
+        root, on each explorer's root (its Python in the page installs it)."""
         names = list(dict.fromkeys(ROOT_ATTR.findall(output)))
         if not names:
             return output
@@ -136,11 +137,26 @@ class Explorers:
             raise PluginError(f"explorers: {page.file.src_uri} asks for data-explorer={unknown}; the "
                               f"explorers are {list(explorers.NAMES)}")
         lang = page_language(page)
-        output = ROOT_TAG.sub(lambda m: m.group(0)[:-1] + words(m.group(1), lang) + ">", output)
+        wheel_attr = f' data-wheel="{escape(wheel, quote=True)}"'
+        output = ROOT_TAG.sub(lambda m: m.group(0)[:-1] + words(m.group(1), lang) + wheel_attr + ">", output)
         tags = "".join(  # start.js first: each explorer's script calls it
             f'<script defer src="{get_relative_url(f"assets/explorers/{name}.js", page.url)}"></script>'
             for name in ["start", *names])
         return output.replace("</head>", tags + "</head>", 1)
+
+
+def in_page_sources(project: Project) -> dict[str, bytes]:
+    """What the explorers' Python in the page imports and runs, by its path under snippets/: the package's
+    number and lesson helpers, the exporters, and the lessons their INPUTS name."""
+    snippets = project.snippets
+    modules = ["sitebuild/__init__.py", "sitebuild/project.py", "sitebuild/numbers.py",
+               "sitebuild/lessons.py", "sitebuild/explorers/__init__.py", "sitebuild/explorers/in_page.py"]
+    for name in explorers.NAMES:
+        script = f"sitebuild/explorers/{name.replace('-', '_')}.py"
+        modules.append(script)
+        inputs = explorers.declared_inputs(snippets / script)
+        modules += [str(Path(path).relative_to("snippets")) for path in inputs]
+    return {path: (snippets / path).read_bytes() for path in dict.fromkeys(modules)}
 
 
 def words(name: str, lang: str) -> str:

@@ -37,7 +37,7 @@ import re
 from mkdocs.exceptions import PluginError
 
 from sitebuild import strings
-from sitebuild.project import WHEEL_FOLDER, page_language
+from sitebuild.project import page_language
 
 TOKEN = re.compile(
     r"<!--\s*(?P<mark>pytest[-.][^>]*?)\s*-->"
@@ -210,7 +210,7 @@ def on_page_content(html_text: str, page, config, wheel) -> str:
     blob = {
         "lang": lang,
         "strings": strings.of(lang)["run"],
-        "wheel": f"{WHEEL_FOLDER}/{wheel.name}",  # from the site's root: assets/run/worker.js loads it
+        "wheel": wheel.path,  # from the site's root: assets/run/worker.js loads it
         "blocks": blocks,
     }
     return content + f'\n<script type="application/json" id="run-config">{script_json(blob)}</script>\n'

@@ -222,6 +222,11 @@ class Wheel:
     def name(self) -> str:
         return self.current.name
 
+    @property
+    def path(self) -> str:
+        """The wheel's path from the site's root: Run's and the explorers' Python in the page load it."""
+        return f"{WHEEL_FOLDER}/{self.name}"
+
     def build(self, config, project: Project) -> None:
         if not config.site_url:
             raise PluginError("sitebuild/steps/wheel.py: site_url is empty; the install command needs it")

@@ -1,0 +1,156 @@
+"""The reader's numbers in the worked-example explorer (page 03), in Chromium, against CPython culpa.
+
+In each language, with the keyboard, as a reader: nothing of Python is fetched before the reader asks; then
+for 20 seeded random inputs (typed as that language writes numbers) the explorer, at its last step, shows
+exactly the numbers that sitebuild/explorers/worked_example.py computes in this test process for the same
+inputs; a field culpa cannot read is named in the page's language, marked invalid, and changes nothing;
+"Back to the book's numbers" brings the build's numbers back; every request stays on the site; the focus
+never falls to the page's <body>. A planted difference (one expected gradient altered) is caught.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from test_explorers import SHOWN_JS, multiset_problems, open_page, start, worked_example_expected
+from visiting import find_chromium, in_ci
+
+from sitebuild import strings
+from sitebuild.explorers import worked_example as we
+from support.served import LANGS
+
+if find_chromium() is None and not in_ci():
+    pytest.skip("browser tests skipped: no Chromium", allow_module_level=True)
+
+CASES = 20
+PAGE = "03-worked-example/"
+PYODIDE = "/assets/vendor/pyodide/"
+COMPUTE_MS = 180_000  # the first answer loads Python in the page (a busy machine: tens of seconds)
+
+
+def cases(lang: str):
+    """The reader's inputs: (the fields as typed, z, observed class)."""
+    rng = random.Random(f"reader-{lang}")
+    for _ in range(CASES):
+        z = [round(rng.uniform(-8, 8), rng.choice([0, 1, 2])) for _ in range(we.CLASSES)]
+        typed = [f"{v}".replace("-", rng.choice(["-", "\u2212"])) for v in z]
+        if lang == "pt":
+            typed = [t.replace(".", ",") for t in typed]
+        yield typed, z, rng.randrange(we.CLASSES)
+
+
+def type_numbers(tab, root, typed, observed):
+    """Fill the fields with the keyboard and press Enter in the last logit (the form's submit)."""
+    fields = root.locator(".xp-inputs input")
+    for k, text in enumerate(typed):
+        fields.nth(k).fill(text)
+    select = root.locator(".xp-inputs select")
+    if select.input_value() != str(observed):
+        select.select_option(str(observed))  # a change of class computes at once
+        wait_answer(tab)
+    fields.nth(len(typed) - 1).press("Enter")
+    wait_answer(tab)
+
+
+def wait_answer(tab):
+    tab.wait_for_function("() => { const r = document.querySelector('[data-explorer=\"worked-example\"]');"
+                          " return r && !r.dataset.computing; }", timeout=COMPUTE_MS)
+
+
+def shown_at_last_step(tab, root):
+    root.locator(".xp-stage").focus()
+    tab.keyboard.press("End")
+    return root.evaluate(SHOWN_JS)
+
+
+@pytest.fixture(scope="module")
+def sessions(browser, served_site):
+    """Each language's page, driven through every case; what it showed, and what it asked the network for."""
+    found = {}
+    for lang in LANGS:
+        context, tab = open_page(browser, served_site, lang, PAGE)
+        requests = []
+        tab.on("request", lambda r, into=requests: into.append(r.url))
+        root = start(tab, "worked-example")
+        before = [u for u in requests if PYODIDE in u]
+        book = shown_at_last_step(tab, root)
+        runs = []
+        for typed, z, observed in cases(lang):
+            type_numbers(tab, root, typed, observed)
+            status, numbers = root.locator(".xp-status").text_content(), root.get_attribute("data-numbers")
+            runs.append((typed, z, observed, root.evaluate(SHOWN_JS), status, numbers))
+        # a field culpa cannot read: named, marked, nothing changes
+        shown = root.evaluate(SHOWN_JS)
+        first = root.locator(".xp-inputs input").first
+        first.fill("abc")
+        first.press("Enter")
+        wait_answer(tab)
+        invalid = {"status": root.locator(".xp-status").text_content(), "shown": root.evaluate(SHOWN_JS),
+                   "before": shown, "marked": first.get_attribute("aria-invalid"),
+                   "focus": tab.evaluate("document.activeElement.getAttribute('name')")}
+        # back to the book's numbers, from the keyboard
+        back = root.locator(".xp-book")
+        back.focus()
+        tab.keyboard.press("Enter")
+        restored = {"shown": shown_at_last_step(tab, root), "numbers": root.get_attribute("data-numbers"),
+                    "fields": [f.input_value() for f in root.locator(".xp-inputs input").all()]}
+        found[lang] = {"before": before, "book": book, "runs": runs, "invalid": invalid, "restored": restored,
+                       "requests": list(requests), "errors": list(tab.errors), "site": served_site.base}
+        context.close()
+    return found
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_nothing_of_python_loads_before_the_reader_asks(sessions, lang):
+    assert sessions[lang]["before"] == [], sessions[lang]["before"][:3]
+    assert any(PYODIDE in u for u in sessions[lang]["requests"]), "the reader's numbers never loaded Python"
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_page_shows_what_cpython_culpa_computes_for_the_readers_numbers(sessions, lang):
+    problems = []
+    for k, (typed, z, observed, shown, status, numbers) in enumerate(sessions[lang]["runs"]):
+        data = we.export(z, observed)
+        expected, _ = worked_example_expected(data, len(data["steps"]) - 1, lang)
+        where = f"{lang}, case {k} (z = {typed}, class {observed})"
+        problems += multiset_problems(where, shown["numbers"], expected)
+        if numbers != "reader" or status != strings.of(lang)["explorer-worked-example"]["computed"]:
+            problems.append(f"{where}: data-numbers={numbers!r}, status {status!r}")
+    assert not problems, "\n".join(problems[:10])
+
+
+def test_a_planted_difference_is_caught(sessions):
+    typed, z, observed, shown, _, _ = sessions["en"]["runs"][0]
+    data = we.export(z, observed)
+    data["nodes"][0]["grad"] = {"pt": "(9,999; 0,0; 0,0)", "en": "(9.999, 0.0, 0.0)"}
+    expected, _ = worked_example_expected(data, len(data["steps"]) - 1, "en")
+    assert multiset_problems("planted", shown["numbers"], expected)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_field_culpa_cannot_read_is_named_and_changes_nothing(sessions, lang):
+    words = strings.of(lang)["explorer-worked-example"]
+    invalid = sessions[lang]["invalid"]
+    said = words["problemNumber"].replace("{field}", "z₀").replace("{text}", "abc")
+    assert invalid["status"] == said + " " + words["unchanged"], invalid["status"]
+    assert invalid["shown"]["numbers"] == invalid["before"]["numbers"]
+    assert invalid["marked"] == "true" and invalid["focus"] == "z0", invalid
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_books_numbers_come_back(sessions, lang):
+    restored, book = sessions[lang]["restored"], sessions[lang]["book"]
+    assert restored["numbers"] == "book"
+    assert restored["shown"]["numbers"] == book["numbers"]
+    data = we.export()
+    assert restored["fields"] == [v[lang] for v in data["inputs"]["z"]]
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_every_request_stays_on_the_site_and_nothing_fails(sessions, lang):
+    site = sessions[lang]["site"]
+    elsewhere = [u for u in sessions[lang]["requests"] if not u.startswith(site) and not u.startswith("blob:")
+                 and not u.startswith("data:")]
+    assert elsewhere == [], elsewhere[:5]
+    assert sessions[lang]["errors"] == [], sessions[lang]["errors"][:5]
