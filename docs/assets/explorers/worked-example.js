@@ -97,7 +97,9 @@
                             "aria-label": t.label || "" }, [svg]);
     var panel = el("div", { class: "xp-panel" }, [stage, rule]);
     var inputs = yourNumbers();
-    var ui = el("div", { class: "xp-ui" + (compact ? " xp-ui--compact" : "") }, [inputs.form, bar, panel, say]);
+    /* the home page's preview leads with its graph: there the reader's fields come after it */
+    var ui = el("div", { class: "xp-ui" + (compact ? " xp-ui--compact" : "") },
+                compact ? [bar, panel, say, inputs.form] : [inputs.form, bar, panel, say]);
     if (fallback) { fallback.hidden = true; fallback.after(ui); } else root.prepend(ui);
     if (!compact) X.caption(root, t, data.caption);  /* the home page's preview keeps its own caption */
     root.classList.add("xp-ready");
