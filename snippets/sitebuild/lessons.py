@@ -69,7 +69,7 @@ def _with_given(path: Path, parts: list, given: dict) -> list:
                     continue
                 values = [float(v) for v in left.pop(target)]
                 literal.elts = [ast.copy_location(ast.Constant(v), literal) for v in values]
-        trees.append((name, ast.fix_missing_locations(tree)))
+        trees.append((name, tree))  # each new number has its literal's place (copy_location)
     if left:
         raise LookupError(f"{path.name}, sections {[n for n, _ in parts]}: no list of numbers is assigned to "
                           f"{sorted(left)}, so the reader's numbers have nowhere to go")
