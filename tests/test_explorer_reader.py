@@ -1,7 +1,7 @@
 """The reader's numbers in an explorer, computed by culpa (sitebuild/explorers/in_page.py), in CPython.
 
-The page runs the same code in Pyodide (tests/browser/test_explorer_reader_in_browser.py shows that what it shows is what
-this computes). Here:
+The page runs the same code in Pyodide (tests/browser/test_explorer_reader_in_browser.py shows that what
+it shows is what this computes). Here:
 - for 20 seeded random inputs, typed as a pt or an en reader types them, the worked example's data agrees with
   culpa recomputed from page 03's own code with those numbers (its `check`), and is not the book's;
 - every field culpa cannot read is named with what is wrong (empty, not a number, out of range, no such

@@ -2,9 +2,10 @@
 
 For every page of both languages that has a Python block (the chapters, the short path, the home page):
 - the built site serves `<name>.py` beside the page, and the page links it;
-- every Python block of the page (as tests/support/pages.py reads it: snippets expanded) is in the file, in
-  page order, each followed by the output the page shows under it, as comments; a block the page does not
-  run is there too, commented out;
+- every Python block of the page (as tests/support/pages.py reads it: snippets expanded, culpa's listings
+  in the page's language as sitebuild/steps/culpa_listings.py shows them) is in the file, in page order,
+  each followed by the output the page shows under it, as comments; a block the page does not run is there
+  too, commented out;
 - the file, run with `python` in a fresh folder with only the installed culpa importable, exits 0 and prints
   every output the page shows, in order.
 """
@@ -20,8 +21,8 @@ from pathlib import Path
 
 import pytest
 
-from sitebuild.steps import page_code
-from support.pages import all_pages, run_params
+from sitebuild.steps import culpa_listings, page_code
+from support.pages import ROOT, all_pages, load_page, run_params, snippets_config
 
 PAGES = [p for p in all_pages() if p.python_blocks]
 
@@ -38,6 +39,13 @@ def runs(block) -> bool:
 
 
 BETWEEN_LINES = r"\n(?:[ \t]*#?[ \t]*\n)*"
+
+
+def as_shown(page):
+    """The page with culpa's listings as the build shows them to its readers (pt: comments translated)."""
+    expand = culpa_listings.snippets_expander(snippets_config(), ROOT)
+    text = culpa_listings.in_language(page.text, page.lang, f"docs/{page.lang}/{page.rel}", expand)
+    return page if text == page.text else load_page(page.lang, page.rel, text)
 
 
 def missing_blocks(page, text: str) -> list[str]:
@@ -71,7 +79,7 @@ def test_the_page_links_its_code_and_the_file_holds_every_block(built_site, page
     assert re.search(link, html), (
         f"{page.name}: the page does not link its code ({py_path.name})"
     )
-    missing = missing_blocks(page, py_path.read_text(encoding="utf-8"))
+    missing = missing_blocks(as_shown(page), py_path.read_text(encoding="utf-8"))
     assert not missing, f"{page.name}: its .py ({py_path.name}) lacks, or has out of order: " + "; ".join(
         missing
     )
