@@ -21,8 +21,8 @@ from pathlib import Path
 
 import pytest
 
-from sitebuild.steps import culpa_listings, page_code
-from support.pages import ROOT, all_pages, load_page, run_params, snippets_config
+from sitebuild.steps import page_code
+from support.pages import all_pages, as_shown, run_params
 
 PAGES = [p for p in all_pages() if p.python_blocks]
 
@@ -39,13 +39,6 @@ def runs(block) -> bool:
 
 
 BETWEEN_LINES = r"\n(?:[ \t]*#?[ \t]*\n)*"
-
-
-def as_shown(page):
-    """The page with culpa's listings as the build shows them to its readers (pt: comments translated)."""
-    expand = culpa_listings.snippets_expander(snippets_config(), ROOT)
-    text = culpa_listings.in_language(page.text, page.lang, f"docs/{page.lang}/{page.rel}", expand)
-    return page if text == page.text else load_page(page.lang, page.rel, text)
 
 
 def missing_blocks(page, text: str) -> list[str]:

@@ -29,7 +29,7 @@ import pytest
 from conftest import CHROMIUM_ARGS
 from visiting import find_chromium
 
-from support.pages import load_page, page_files
+from support.pages import as_shown, load_page, page_files
 from support.served import LANGS, ServedSite, SitePage
 from support.site import in_thread, shared_site
 
@@ -294,7 +294,8 @@ def test_every_runnable_block_prints_in_the_browser_what_the_page_shows(session,
     if page.id not in session.pages:
         pytest.skip(f"{page.id} not opened (RUN_IN_PAGE_LANGS / RUN_IN_PAGE_PAGES)")
     run = session.pages[page.id]
-    source = load_page(page.lang, "index.md" if not page.path else page.path.rstrip("/") + ".md")
+    # as the page shows it: culpa's listings with their comments in the page's language
+    source = as_shown(load_page(page.lang, "index.md" if not page.path else page.path.rstrip("/") + ".md"))
     blocks = run.config.get("blocks", [])
     assert len(blocks) == len(source.python_blocks), (
         f"{page.id}: the page offers {len(blocks)} blocks to Run, its source has {len(source.python_blocks)}"

@@ -134,6 +134,16 @@ def load_page(lang: str, rel: str, text: str | None = None) -> Page:
     return Page(lang=lang, rel=rel, path=path, text=text, meta=meta, blocks=blocks)
 
 
+def as_shown(page: Page) -> Page:
+    """The page as the build shows it to its readers: culpa's listings in the page's language (pt: their
+    comments and docstrings translated, sitebuild/steps/culpa_listings.py); other pages as they are."""
+    from sitebuild.steps import culpa_listings
+
+    expand = culpa_listings.snippets_expander(snippets_config(), ROOT)
+    text = culpa_listings.in_language(page.text, page.lang, f"docs/{page.lang}/{page.rel}", expand)
+    return page if text == page.text else load_page(page.lang, page.rel, text)
+
+
 def all_pages() -> list[Page]:
     return [load_page(lang, rel) for lang in LANGS for rel in page_files(lang)]
 
