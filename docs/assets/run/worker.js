@@ -247,13 +247,7 @@ async function installExplorers(pyodide) {
 }
 
 function explore(message) {
-  queue = queue.then(async () => {
-    let state;
-    try {
-      state = await ready;
-    } catch (error) {
-      return; // "failed" was posted
-    }
+  queued(async (state) => {
     try {
       if (!state.explore) state.explore = await installExplorers(state.pyodide);
       const answer = state.explore(message.name, message.fields, message.typeset);
@@ -264,19 +258,18 @@ function explore(message) {
   });
 }
 
+// One message at a time, in order, once Python is loaded (if it could not be, "failed" was posted).
 let queue = Promise.resolve();
+function queued(task) {
+  queue = queue.then(() => ready.then(task, () => {}));
+}
+
 self.onmessage = (event) => {
   const message = event.data;
   if (message.type === "explore") return explore(message);
   if (message.type !== "run") return;
   if (message.words) words = message.words;
-  queue = queue.then(async () => {
-    let state;
-    try {
-      state = await ready;
-    } catch (error) {
-      return; // "failed" was posted
-    }
+  queued(async (state) => {
     current = { id: message.id, stdout: budget(), stderr: budget() };
     const code = message.lab ? withoutMagics(message.code) : message.code;
     let ok = false;
