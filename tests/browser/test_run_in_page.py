@@ -166,9 +166,9 @@ async def run_everything(chromium: str, site: ServedSite) -> Session:
             context = await browser.new_context()
             requests: list[str] = []
 
-            # recorded, not routed: a route on every request turns the browser's cache off (playwright's
-            # rule), and each page then fetched and compiled Pyodide afresh (this session took 440 s
-            # alone, 400 s without the route); the host resolver (ISOLATED) refuses any host but 127.0.0.1
+            # recorded, not routed: a route turns the browser's cache off (playwright's rule), and each
+            # page then fetched and compiled Pyodide afresh (tests/bench/README.md, "The test suite");
+            # the host resolver (ISOLATED) refuses any host but 127.0.0.1
             def record(request) -> None:
                 requests.append(request.url)
                 session.requests.append(request.url)
