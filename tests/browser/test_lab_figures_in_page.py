@@ -3,7 +3,8 @@
 - measure-the-cost's race, run after changing `widths`, prints a row for each new width (its N as culpa
   counts it in CPython), with times that are not 0 (the browser's coarse clock, timed over repetitions);
 - each lab's figure cell, run after the cells above it, shows a drawing (an <img> of an SVG made by the
-  page's stand-in for matplotlib): its axes, its series and their points, its axis labels;
+  page's stand-in for matplotlib): its axes, its series and their points, its axis labels (the memory
+  lab's sweeps edited to shallow nets first, as a reader might);
 - a matplotlib call the stand-in does not draw says so, naming it, in the page's language;
 - a page that never names matplotlib loads nothing of the stand-in.
 Screenshots of each figure drawn in the page, 1280 and 390 wide, go to tests/screenshots/.
@@ -161,6 +162,26 @@ def test_the_race_runs_with_new_widths_and_its_figure_draws_them(browser, served
     assert any("/assets/run/matplotlib/pyplot.py" in r for r in requests)
 
 
+# The memory lab's two sweeps, edited as a reader might before running them in the page: shallow nets instead
+# of 4 to 32 layers, seven segment counts of 8 layers instead of 32. Each figure still gets its four and
+# seven points a series; the lab's cells as written run in the page once, in test_run_in_page.py (its deep
+# sweeps took most of this test's minute, in each language).
+MEMORY_LAB_EDITS = {
+    r"depths = \[[^\]]*\]": "depths = [2, 3, 4, 5]",
+    r"make_model\(depth=32\)\nchoices = \[[^\]]*\]": "make_model(depth=8)\nchoices = [1, 2, 3, 4, 5, 6, 8]",
+}
+
+
+def reader_edits(lab: str, codes: list[str]) -> dict[int, str]:
+    if lab != "memory-for-compute":
+        return {}
+    edits = {}
+    for pattern, replacement in MEMORY_LAB_EDITS.items():
+        [k] = [k for k, code in enumerate(codes) if re.search(pattern, code)]
+        edits[k] = re.sub(pattern, replacement, codes[k])
+    return edits
+
+
 @pytest.mark.parametrize("lang", ["pt", "en"])
 @pytest.mark.parametrize(
     "lab, expected",
@@ -192,7 +213,7 @@ def test_each_figure_cell_draws_in_the_page(browser, served_site, lang, lab, exp
     try:
         codes = blocks_of(tab)
         figures = figure_cells(codes)
-        results = run_cells(tab, codes, figures[-1])
+        results = run_cells(tab, codes, figures[-1], reader_edits(lab, codes))
         drawn = [results[k] for k in figures]
         for k in figures:
             screenshot(tab, lang, lab, k)
