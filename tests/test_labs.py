@@ -10,7 +10,8 @@ The built site (the session's `built_site`, and builds of their own where a test
 - each lab page is the rendered notebook, with every output and figure, in both languages, its formulas
   typeset by KaTeX at build time, its figures described, nothing loaded from another host, a language
   switcher that leads to the same lab, and a download link, in the page's language, to the executed .ipynb;
-- that .ipynb runs top to bottom with nbclient in a fresh empty folder, only the installed project importable;
+- that .ipynb, run as a reader runs it (a fresh venv where culpa is missing, a fresh empty folder): its first
+  cell installs culpa from the served site, and the lab runs top to bottom with nbclient;
 - a cell that raises fails the build, which names the lab, the cell and its line;
 - a second build with nothing changed executes no lab, and the cache key follows what changes outputs.
 """
@@ -21,10 +22,8 @@ import asyncio
 import base64
 import difflib
 import json
-import os
 import re
 import shutil
-import subprocess
 from html import unescape
 from pathlib import Path
 
@@ -34,6 +33,13 @@ import pytest
 
 from sitebuild.steps import notebooks
 from support.pages import DOCS, LANGS, ROOT, canonical_math, mkdocs_config
+from support.reader_venv import (
+    culpa_location,
+    notebook_env,
+    read_verdict,
+    reader_venv,
+    run_notebook_command,
+)
 from support.site import build_site, copy_project
 
 # Each lab and the lessons it extends (it must link back to each).
@@ -321,34 +327,19 @@ def test_download_link_gives_the_executed_notebook_in_the_page_language(built_si
             )
 
 
-async def _run_notebook(path: Path, work: Path) -> str | None:
-    """Execute a notebook file top to bottom in `work`; None, or what failed (the cell and the traceback)."""
-    from nbclient import NotebookClient
-
-    notebook = nbformat.read(path, as_version=4)
-    current = {}
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "MPLBACKEND")}
-    client = NotebookClient(notebook, timeout=300, kernel_name="python3", allow_errors=False,
-                            resources={"metadata": {"path": str(work)}},
-                            on_cell_start=lambda cell, cell_index: current.update(index=cell_index))
-    try:
-        await client.async_execute(env=env, stderr=subprocess.DEVNULL)
-    except Exception as error:
-        details = re.sub(r"\x1b\[[0-9;]*[A-Za-z]", "", str(error))  # no terminal colors
-        return f"cell {current.get('index')}: {type(error).__name__}: {details}"
-    return None
-
-
 def _code_cells(path: Path) -> tuple[str, ...]:
     return tuple(c.source for c in nbformat.read(path, as_version=4).cells if c.cell_type == "code")
 
 
 @pytest.fixture(scope="module")
-def downloads_run(built_site, tmp_path_factory) -> dict[str, tuple[str, str | None]]:
-    """Run every lab's downloaded notebook, two at a time, each in its own fresh empty folder; a download
-    whose code cells are another's, cell for cell (a lab's pt and en notebooks: a kernel executes only the
-    code), is not run again. For each lab: (the download that ran its code, None or what failed)."""
-    code = {lab_id: _code_cells(executed_download(built_site, lab_id)) for lab_id in LAB_IDS}
+def downloads_run(served_site, tmp_path_factory) -> dict[str, dict]:
+    """Run every lab's downloaded notebook as a reader would, two at a time: in a fresh venv where culpa is
+    missing (support/reader_venv.py: Jupyter, numpy and matplotlib borrowed), from a fresh empty folder, so
+    that its first cell installs culpa from the served site. A download whose code cells are another's, cell
+    for cell (a lab's pt and en notebooks: a kernel executes only the code), is not run again. For each lab:
+    the download that ran its code, what failed (or None), its first code cell, where culpa came from."""
+    site = served_site.dir
+    code = {lab_id: _code_cells(executed_download(site, lab_id)) for lab_id in LAB_IDS}
     first = {}  # code cells -> the first lab that has them
     for lab_id in LAB_IDS:
         first.setdefault(code[lab_id], lab_id)
@@ -357,26 +348,48 @@ def downloads_run(built_site, tmp_path_factory) -> dict[str, tuple[str, str | No
         gate = asyncio.Semaphore(2)
 
         async def one(lab_id):
-            work = tmp_path_factory.mktemp("reader")
-            copy = tmp_path_factory.mktemp("download") / executed_download(built_site, lab_id).name
-            shutil.copy(executed_download(built_site, lab_id), copy)
             async with gate:
-                result = await _run_notebook(copy, work)
+                home = tmp_path_factory.mktemp("reader")
+                python = await asyncio.to_thread(reader_venv, home / "venv", True)
+                work = home / "work"
+                work.mkdir()
+                notebook = shutil.copy(executed_download(site, lab_id), work)
+                verdict = home / "verdict.json"
+                proc = await asyncio.create_subprocess_exec(
+                    *run_notebook_command(python, Path(notebook), verdict), cwd=work, env=notebook_env(),
+                    stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE)
+                _, stderr = await asyncio.wait_for(proc.communicate(), timeout=1200)
+                result = read_verdict(verdict, stderr.decode(errors="replace"))
+                result["culpa"] = await asyncio.to_thread(culpa_location, python, work)
+                result["venv"] = str(home / "venv")
             return lab_id, result
 
         return dict(await asyncio.gather(*(one(lab_id) for lab_id in first.values())))
 
     results = asyncio.run(run_all())
-    return {lab_id: (first[code[lab_id]], results[first[code[lab_id]]]) for lab_id in LAB_IDS}
+    return {lab_id: {"ran": first[code[lab_id]], **results[first[code[lab_id]]]} for lab_id in LAB_IDS}
 
 
 @pytest.mark.parametrize("lab_id", LAB_IDS)
 @pytest.mark.slow
 def test_downloaded_notebook_runs_top_to_bottom_in_a_fresh_folder(downloads_run, lab_id):
-    ran, failure = downloads_run[lab_id]
-    assert failure is None, (
-        f"the downloaded notebook of {source(lab_id)} fails in a fresh folder (run as {ran}'s, which has "
-        f"the same code cells): {failure}"
+    run = downloads_run[lab_id]
+    assert run["failure"] is None, (
+        f"the downloaded notebook of {source(lab_id)} fails in a fresh folder and venv (run as "
+        f"{run['ran']}'s, which has the same code cells): {run['failure']}"
+    )
+
+
+@pytest.mark.parametrize("lab_id", LAB_IDS)
+@pytest.mark.slow
+def test_a_downloaded_labs_first_cell_installs_culpa_from_the_site(downloads_run, served_site, lab_id):
+    run = downloads_run[lab_id]
+    assert f'site = "{served_site.base}"' in run["first_code_cell"], (
+        f"{run['ran']}: the downloaded notebook's first cell installs from elsewhere:\n"
+        f"{run['first_code_cell']}"
+    )
+    assert run["culpa"].startswith(run["venv"]), (
+        f"{run['ran']}: after its first cell, culpa came from {run['culpa']}, not the reader's venv"
     )
 
 
