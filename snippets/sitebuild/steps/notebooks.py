@@ -13,7 +13,9 @@ executed, with its outputs and figures:
    was made from: a hash of the lab's text, culpa's source, this file and the versions of Python and of the
    libraries that run it. A build whose keys all match executes nothing; the i18n plugin runs one build
    per language, and the second one finds every lab fresh. On a cold cache, LABS_JOBS labs (default 2)
-   run at a time. Before the lab's first cell, the kernel is given sitebuild/lab_phone.py's formatter:
+   run at a time, and a lab whose code cells are another stale lab's, cell for cell (its other language's
+   page), is not executed again: it is given the outputs of the one executed (a kernel runs only the code).
+   Before the lab's first cell, the kernel is given sitebuild/lab_phone.py's formatter:
    every figure a cell shows is drawn a second time, for a phone, from the same figure. The build takes
    those drawings out of the executed notebook (its outputs are then exactly what the cells made) and caches
    them as <name>.phone-<n>.png; a figure without one fails the build.
@@ -260,25 +262,57 @@ def _write_atomically(path: Path, content: str | bytes) -> None:
     os.replace(tmp, path)
 
 
-async def _refresh(stale: list[tuple[Lab, str]]) -> None:
+def code_cells(notebook) -> tuple[str, ...]:
+    return tuple(c.source for c in notebook.cells if c.cell_type == "code")
+
+
+def given_outputs(executed, notebook):
+    """`notebook` (a lab in another language, with the same code cells) with the outputs, execution counts
+    and kernel facts of `executed`: a kernel runs only the code, so running it again would print the same."""
+    import copy
+
+    mine = [c for c in notebook.cells if c.cell_type == "code"]
+    theirs = [c for c in executed.cells if c.cell_type == "code"]
+    for cell, twin in zip(mine, theirs, strict=True):
+        cell.outputs = copy.deepcopy(twin.outputs)
+        cell.execution_count = twin.execution_count
+    if "language_info" in executed.metadata:
+        notebook.metadata["language_info"] = copy.deepcopy(executed.metadata["language_info"])
+    return notebook
+
+
+def _store(lab: Lab, key: str, notebook, phones: list[bytes], seconds: float) -> None:
     import nbformat
 
-    gate = asyncio.Semaphore(max(1, JOBS))
+    for number, drawing in enumerate(phones, start=1):
+        _write_atomically(lab.phone_drawing(number), drawing)
+    _write_atomically(lab.executed, nbformat.writes(notebook))
+    stamp = {"key": key, "seconds": round(seconds, 2), "phone_drawings": len(phones)}
+    _write_atomically(lab.stamp, json.dumps(stamp) + "\n")
 
-    async def one(lab: Lab, key: str) -> None:
+
+async def _refresh(stale: list[tuple[Lab, str]]) -> None:
+    gate = asyncio.Semaphore(max(1, JOBS))
+    # Stale labs with the same code cells (a lab's pt and en pages) are executed once: the first of them,
+    # and the others take its outputs.
+    twins: dict[tuple[str, ...], list[tuple[Lab, str]]] = {}
+    for lab, key in stale:
+        twins.setdefault(code_cells(read_lab(lab.source)), []).append((lab, key))
+
+    async def one(group: list[tuple[Lab, str]]) -> None:
+        (lab, key), *others = group
         async with gate:
             start = time.perf_counter()
             notebook = await execute(lab)
             seconds = time.perf_counter() - start
         phones = take_phone_drawings(notebook, lab)
-        for number, drawing in enumerate(phones, start=1):
-            _write_atomically(lab.phone_drawing(number), drawing)
-        _write_atomically(lab.executed, nbformat.writes(notebook))
-        stamp = {"key": key, "seconds": round(seconds, 2), "phone_drawings": len(phones)}
-        _write_atomically(lab.stamp, json.dumps(stamp) + "\n")
+        _store(lab, key, notebook, phones, seconds)
         log.info(f"labs: executed {lab.label} in {seconds:.1f} s")
+        for other, other_key in others:
+            _store(other, other_key, given_outputs(notebook, read_lab(other.source)), phones, seconds)
+            log.info(f"labs: {other.label} has {lab.label}'s code cells: given its outputs")
 
-    results = await asyncio.gather(*(one(lab, key) for lab, key in stale), return_exceptions=True)
+    results = await asyncio.gather(*(one(group) for group in twins.values()), return_exceptions=True)
     failures = [r for r in results if isinstance(r, BaseException)]
     for failure in failures:
         if not isinstance(failure, LabError):
