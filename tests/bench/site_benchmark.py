@@ -12,8 +12,9 @@
    HTTP/1.1 Chromium opens at most six connections to the site and Lighthouse's simulation queues a page's
    dozen first requests behind them, which GitHub Pages' readers never see.
 3. Lighthouse 12.2.3 (npm; installed on the first run into .cache/lighthouse/) with Debian's chromium,
-   mobile preset and simulated throttling, on every page type in both languages (home, a math-heavy
-   chapter page, a lab, the 404), interleaved with the floor in each round; medians over --runs.
+   mobile preset and simulated throttling, on every page type in both languages (home, a chapter page
+   with an explorer and checked exercises, a math-heavy chapter page, a lab, the 404), interleaved with
+   the floor in each round; medians over --runs.
 
 The machine is shared and noisy: absolute scores move with its load, the floor measured in the same round
 is the reference. Prints a Markdown table (recorded in the README, "Site speed").
@@ -45,6 +46,7 @@ NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
 OPENSSL = shutil.which("openssl") or "/usr/bin/openssl"
 PAGES = {  # page type -> path under each language's root
     "home": "",
+    "chapter 03 (explorer, checked exercises)": "03-worked-example/",
     "chapter 04 (85 formulas)": "04-through-a-network/",
     "chapter 02": "02-chain-rule/",
     "lab build-check-train": "labs/build-check-train/",
@@ -73,16 +75,13 @@ def mkdocs(project: Path, site: Path, site_url: str, strict: bool = True) -> flo
 
 
 def copy_project(target: Path, with_cache: bool) -> Path:
-    target.mkdir(parents=True)
-    for name in ("mkdocs.yml", "pyproject.toml", "README.md"):  # the last two make culpa's wheel
-        shutil.copy(ROOT / name, target / name)
-    ignore = shutil.ignore_patterns("__pycache__", "*.ipynb", "figures")
-    shutil.copytree(ROOT / "docs", target / "docs", ignore=ignore)
-    shutil.copytree(ROOT / "snippets", target / "snippets", ignore=shutil.ignore_patterns("__pycache__"))
-    if with_cache and (ROOT / ".cache").is_dir():
-        for name in ("labs", "figures"):
-            if (ROOT / ".cache" / name).is_dir():
-                shutil.copytree(ROOT / ".cache" / name, target / ".cache" / name)
+    """What a build reads, as the tests copy it (tests/support/site.py), with or without the figure and lab
+    caches (a cold build draws and executes everything)."""
+    from support.site import copy_project as copy_for_a_build
+
+    copy_for_a_build(target)
+    if not with_cache:
+        shutil.rmtree(target / ".cache", ignore_errors=True)
     return target
 
 
