@@ -8,7 +8,9 @@ lesson lists the file in `INPUTS`, so that the figure is redrawn when the lesson
 An explorer that takes the reader's numbers runs the same code with them in place of the book's:
 `run("worked_example.py", "forward", given={"z": [0.5, 2.5, -1.0]})` puts that list where the section's
 `z = culpa.Tensor([2.0, 1.0, 0.1], ...)` writes its literal (the first list of numbers in the value of the
-assignment to `z`); a name the sections never assign a list to is an error, not a silent book value.
+assignment to `z`); a text replaces the first text literal instead: `given={"net": "tanh"}` makes
+`net = culpa.nn.MLP(sizes, activation="sigmoid", rng=0)` build a tanh network with the same weights. A name
+the sections never assign such a literal to is an error, not a silent book value.
 """
 
 from __future__ import annotations
@@ -37,7 +39,8 @@ def section(path: Path, name: str) -> str:
 
 def run(lesson: str, *sections: str, given: dict | None = None) -> dict:
     """Run the named sections of snippets/lessons/<lesson> (all of it without names); their namespace.
-    `given` maps names to lists of numbers put in place of the literals the sections assign them."""
+    `given` maps names to lists of numbers (or to a text) put in place of the literals the sections assign
+    them."""
     path = LESSONS / lesson
     parts = [(name, section(path, name)) for name in sections] or [("all", path.read_text(encoding="utf-8"))]
     if given:
@@ -54,8 +57,8 @@ def run(lesson: str, *sections: str, given: dict | None = None) -> dict:
 
 
 def _with_given(path: Path, parts: list, given: dict) -> list:
-    """The sections' code (as syntax trees) with each name of `given` assigned the given list instead of the
-    book's literal."""
+    """The sections' code (as syntax trees) with each name of `given` assigned the given list (or text) instead
+    of the book's literal."""
     left = dict(given)
     trees = []
     for name, code in parts:
@@ -63,6 +66,12 @@ def _with_given(path: Path, parts: list, given: dict) -> list:
         for node in tree.body:
             targets = [t.id for t in getattr(node, "targets", []) if isinstance(t, ast.Name)]
             for target in [t for t in targets if t in left]:
+                if isinstance(left[target], str):
+                    literal = next((n for n in ast.walk(node.value) if isinstance(n, ast.Constant)
+                                    and isinstance(n.value, str)), None)
+                    if literal is not None:
+                        literal.value = left.pop(target)
+                    continue
                 literal = next((n for n in ast.walk(node.value) if isinstance(n, ast.List | ast.Tuple)
                                 and n.elts and all(_is_number(e) for e in n.elts)), None)
                 if literal is None:
@@ -71,8 +80,8 @@ def _with_given(path: Path, parts: list, given: dict) -> list:
                 literal.elts = [ast.copy_location(ast.Constant(v), literal) for v in values]
         trees.append((name, tree))  # each new number has its literal's place (copy_location)
     if left:
-        raise LookupError(f"{path.name}, sections {[n for n, _ in parts]}: no list of numbers is assigned to "
-                          f"{sorted(left)}, so the reader's numbers have nowhere to go")
+        raise LookupError(f"{path.name}, sections {[n for n, _ in parts]}: no list of numbers (or text) is "
+                          f"assigned to {sorted(left)}, so the reader's numbers have nowhere to go")
     return trees
 
 

@@ -156,7 +156,7 @@ def blame_expected(data, index, lang, weight):
         if l in forward:
             shown += [v[lang] for v in layer["a"]]
         if l in reached:
-            shown += [v[lang] for v in layer["delta"]]
+            shown += [v[lang] for v in layer["delta"]] + [layer["delta_size"][lang]]  # |δ| under the layer
     if step["phase"] == "forward":
         values = [v[lang] for v in layers[step["layer"]]["a"]]
         shown += values
@@ -170,7 +170,7 @@ def blame_expected(data, index, lang, weight):
             shown += items(layer["message"][lang]) + items(layer["slope"][lang])
             said += [layer["message"][lang], layer["slope"][lang]]
         shown += items(layer["delta_all"][lang])
-        said.append(layer["delta_all"][lang])
+        said += [layer["delta_all"][lang], layer["delta_size"][lang]]
     l, i, j = weight
     if l in reached:
         shown += [layers[l]["delta"][i][lang], layers[l - 1]["a"][j][lang],

@@ -5,7 +5,12 @@
 
    Every number comes from data/blame.json, computed by culpa at build time (snippets/sitebuild/explorers/blame.py)
    and written for both languages; this script lays the network out, reveals and announces. Every word
-   comes from the page (the root's data-t-* attributes). One state object, one render(state). */
+   comes from the page (the root's data-t-* attributes). One state object, one render(state).
+
+   The reader's numbers: the input x and the activation (sigmoid, tanh, ReLU), in fields above the network
+   (start.js's reader, as the worked example's): culpa computes the whole explorer again in this page with
+   them (the same exporter, page 04's own code, in Pyodide), and the size of δ under each layer shows how much
+   blame survives the way back. "Back to the book's numbers" puts the build's data back. */
 (function () {
   "use strict";
   var NAME = "blame";
@@ -13,7 +18,10 @@
   var el = X.el, fill = X.fill, language = X.language, strings = X.strings;
 
   function build(root, data) {
-    var lang = language(root), t = strings(root), steps = data.steps, layers = data.layers;
+    var lang = language(root), t = strings(root);
+    var book = data;  /* the build's data; data becomes the reader's when culpa computes theirs */
+    data = Object.assign({}, book, { steps: book.steps.slice(), layers: book.layers.slice() });
+    var steps = data.steps, layers = data.layers;  /* replaced in place: the controls and the drawing keep them */
     var depth = layers.length - 1;
     var state = { step: 0, weight: data.knob.slice(), playing: false, announce: false, said: "step" };
     var figure = root.querySelector("figure");
@@ -28,11 +36,11 @@
 
     /* the network: one column per layer, the input on the side data.sides.input says (left), a circle per unit
        with its activation, its δ under it (rows far enough apart that a δ never touches the next circle) */
-    var W = 400, H = 430, R = 26, X0 = 36, DX = (W - 2 * X0) / depth;
+    var W = 400, NET_H = 430, H = NET_H + 24, R = 26, X0 = 36, DX = (W - 2 * X0) / depth;
     var ux0 = function (l) { return X0 + DX * l; };
     var ux = data.sides.input === "left" ? ux0 : function (l) { return ux0(depth - l); };
     var svg = el("svg:svg", { viewBox: "0 0 " + W + " " + H, class: "xp-net", role: "img", "aria-label": t.graph || "" });
-    var uy = function (l, i) { var n = layers[l].size; return 40 + (H - 70) * (i + 0.5) / n; };
+    var uy = function (l, i) { var n = layers[l].size; return 40 + (NET_H - 70) * (i + 0.5) / n; };
     var wires = {};
     for (var l = 1; l <= depth; l++) {
       for (var i = 0; i < layers[l].size; i++) {
@@ -55,6 +63,14 @@
         var delta = el("svg:text", { x: ux(l), y: uy(l, i) + R + 12, "text-anchor": "middle", class: "xp-delta", "data-num": "delta" });
         svg.append(circle, act, delta);
         list.push({ circle: circle, act: act, delta: delta });
+      }
+      /* under the layer, once backward reaches it: the size of its δ, how much blame is left there */
+      list.size = null;
+      if (l >= 1) {
+        list.size = el("svg:tspan", { "data-num": "delta_size" });
+        list.sizeRow = el("svg:text", { x: ux(l), y: H - 8, "text-anchor": "middle", class: "xp-size" },
+                          [el("svg:tspan", {}, [fill(t.size || "|δ| = ", { layer: data.z_names[l] })]), list.size]);
+        svg.append(list.sizeRow);
       }
       return list;
     });
@@ -80,10 +96,42 @@
                                                   key("pos", t.legendPositive), "; ", t.legendWidth || ""]);
     var stage = el("div", { class: "xp-stage", tabindex: "0", role: "group", "aria-label": t.label || "" }, [svg, legend]);
     var side = el("div", { class: "xp-rule" }, [rule, pick, slope]);
-    var ui = el("div", { class: "xp-ui" }, [bar, el("div", { class: "xp-panel" }, [stage, side]), say]);
+    var inputs = yourNumbers();
+    var ui = el("div", { class: "xp-ui" }, [inputs.form, bar, el("div", { class: "xp-panel" }, [stage, side]), say]);
     if (fallback) { fallback.hidden = true; fallback.after(ui); } else root.prepend(ui);
     X.caption(root, t, {});
     root.classList.add("xp-ready");
+
+    /* ---- the reader's numbers (start.js's reader: the same form in every explorer) ---- */
+    function yourNumbers() {
+      var SUB = ["₀", "₁", "₂", "₃", "₄", "₅", "₆", "₇", "₈", "₉"];
+      var fields = book.inputs.x.map(function (value, k) {
+        return { name: "x" + k, label: fill(t.input || "x{k}", { k: SUB[k] }), value: value[lang] };
+      });
+      var named = { sigmoid: t.activationSigmoid, tanh: t.activationTanh, relu: t.activationRelu };
+      fields.push({ name: "activation", label: t.activation || "activation", value: book.inputs.activation,
+                    choices: book.activations.map(function (a) { return { value: a, label: named[a] || a }; }) });
+      return X.reader(root, NAME, t, lang, book, {
+        fields: fields,
+        show: function (next) {
+          steps.splice.apply(steps, [0, steps.length].concat(next.steps));
+          layers.splice.apply(layers, [0, layers.length].concat(next.layers));
+          Object.keys(next).forEach(function (k) { if (k !== "steps" && k !== "layers") data[k] = next[k]; });
+          state.announce = say.textContent !== "";  /* a step's sentence already shown is said with the new numbers */
+          state.said = "step";
+          render();
+        },
+        bookValues: function () {
+          var back = { activation: book.inputs.activation };
+          book.inputs.x.forEach(function (v, k) { back["x" + k] = v[lang]; });
+          return back;
+        },
+        bookShown: function () {
+          return fill(t.bookShown || "", { x: book.layers[0].a.map(function (v) { return v[lang]; }).join(t.sep || ", "),
+                                           activation: named[book.inputs.activation] || book.inputs.activation });
+        },
+      });
+    }
 
     function math(f, values, cls) { return X.formula(data, f, lang, values, cls); }
     function reached(layer) { /* has backward computed δ of this layer by the current step? */
@@ -102,9 +150,10 @@
       }
       if (step.phase === "loss") return where + fill(t.sayLoss, { loss: step.loss[lang], p: step.p[lang], y: step.y[lang] });
       var layer = layers[step.layer];
-      if (step.layer === depth) return where + fill(t.sayOutput, { delta: layer.delta_all[lang] });
+      if (step.layer === depth) return where + fill(t.sayOutput, { delta: layer.delta_all[lang], size: layer.delta_size[lang] });
       return where + fill(t.sayBackward, { layer: data.z_names[step.layer], message: layer.message[lang],
-                                           slope: layer.slope[lang], delta: layer.delta_all[lang] });
+                                           derivative: data.derivative, slope: layer.slope[lang],
+                                           delta: layer.delta_all[lang], size: layer.delta_size[lang] });
     }
 
     function render() {
@@ -118,6 +167,10 @@
           u.circle.classList.toggle("is-lit", step.phase === "forward" && step.layer === l);
           u.circle.classList.toggle("is-blamed", step.phase === "backward" && step.layer === l);
         });
+        if (list.size) {
+          list.size.textContent = reached(l) ? layers[l].delta_size[lang] : "";
+          list.sizeRow.style.display = reached(l) ? "" : "none";
+        }
       });
       Object.keys(wires).forEach(function (k) {
         var parts = k.split("-").map(Number), wire = wires[k], look = data.edges[parts[0]][parts[1]][parts[2]];

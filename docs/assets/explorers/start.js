@@ -271,6 +271,116 @@
     });
   }
 
+  /* The reader's fields, the same in every explorer that takes them: a <form> with a field per input (a text
+     field for a number, a <select> for a choice), "Compute with culpa" (Enter in a field), "Back to the
+     book's numbers", and a status line (role=status). options:
+       fields: [{name, label, value (the book's, as the page writes it), choices: [{value, label}] or none}]
+       show(data, yours): put the data in place of the explorer's and render (yours: the reader's numbers)
+       bookValues(): the book's value of each field, by name; bookShown(): what the status says then
+       extra(): more fields to send, not typed (nudge's chosen knob)
+     A choice computes as soon as it changes. A field culpa cannot read gets culpa's message (t.problemEmpty,
+     t.problemNumber, t.problemRange, or t.problem + the problem's name capitalized: t.problemClass), is
+     marked aria-invalid and takes the focus; nothing changes. Returns {form, compute(): as pressing Compute,
+     mine(): are the reader's numbers shown}. */
+  function reader(root, name, t, lang, book, options) {
+    var id = "xp-" + name + "-" + Math.random().toString(36).slice(2, 8);
+    var fields = {}, labels = {};
+    var row = el("div", { class: "xp-fields" });
+    options.fields.forEach(function (f) {
+      labels[f.name] = f.label;
+      var field;
+      if (f.choices) {
+        field = el("select", { id: id + "-" + f.name, name: f.name });
+        f.choices.forEach(function (c) { field.append(el("option", { value: c.value }, [c.label])); });
+        field.value = f.value;
+        field.addEventListener("change", function () { form.requestSubmit ? form.requestSubmit() : compute.click(); });
+      } else {
+        field = el("input", { type: "text", inputmode: "decimal", autocomplete: "off", spellcheck: "false",
+                              id: id + "-" + f.name, name: f.name, size: "6", value: f.value });
+      }
+      fields[f.name] = field;
+      row.append(el("label", { class: "xp-field", for: id + "-" + f.name }, [f.label, field]));
+    });
+    var compute = el("button", { type: "submit", class: "md-button md-button--primary xp-compute" }, [t.compute || "Compute"]);
+    var reset = el("button", { type: "button", class: "md-button xp-book", "aria-disabled": "true" }, [t.book || "Book"]);
+    var status = el("p", { class: "xp-status", role: "status" });
+    var form = el("form", { class: "xp-inputs", novalidate: "" }, [
+      el("fieldset", {}, [el("legend", {}, [t.inputs || ""]), row, el("div", { class: "xp-actions" }, [compute, reset])]),
+      status]);
+    var busy = false, mine = false;
+    function said(text) { status.textContent = text; }
+    function values() {
+      var out = options.extra ? options.extra() : {};
+      Object.keys(fields).forEach(function (k) { out[k] = fields[k].value; });
+      return out;
+    }
+    function mark(problems) {
+      Object.keys(fields).forEach(function (k) { fields[k].removeAttribute("aria-invalid"); });
+      problems.forEach(function (p) { if (fields[p.field]) fields[p.field].setAttribute("aria-invalid", "true"); });
+    }
+    function show(next, yours) {
+      mine = yours;
+      root.dataset.numbers = yours ? "reader" : "book";
+      reset.setAttribute("aria-disabled", String(!yours));
+      options.show(next, yours);
+    }
+    function problemText(p) {
+      var key = "problem" + p.problem.charAt(0).toUpperCase() + p.problem.slice(1);
+      var values = { field: labels[p.field] || p.field };
+      Object.keys(p).forEach(function (k) {
+        var v = p[k];
+        if (k !== "field") values[k] = v && typeof v === "object" ? v[lang] : v;
+      });
+      return fill(t[key] || p.problem, values);
+    }
+    form.addEventListener("submit", function (event) {
+      event.preventDefault();
+      if (busy) return;
+      busy = true;
+      var begun = performance.now();
+      compute.setAttribute("aria-disabled", "true");
+      said(t.computing || "…");
+      root.dataset.computing = "1";
+      explore(root, name, values(), book, function (loading) { if (loading) said(t.loading || "…"); })
+        .then(function (answer) {
+          if (!answer.ok) {
+            mark(answer.problems);
+            said(answer.problems.map(problemText).join(" ") + " " + (t.unchanged || ""));
+            var first = fields[answer.problems[0].field];
+            if (first) first.focus();
+            return;
+          }
+          mark([]);
+          var drawing = performance.now();
+          show(answer.data, true);
+          said(t.computed || "");
+          /* what it cost, for tests/bench/reader_numbers_benchmark.py (and a reader's devtools) */
+          if (performance.measure) {
+            performance.measure("reader's numbers: " + name, { start: begun, end: performance.now() });
+            performance.measure("reader's numbers drawn: " + name, { start: drawing, end: performance.now() });
+          }
+        }, function (error) {
+          said(fill(t.failed || "{error}", { error: error.message }));
+        }).then(function () {
+          busy = false;
+          compute.setAttribute("aria-disabled", "false");
+          delete root.dataset.computing;
+        });
+    });
+    reset.addEventListener("click", function () {
+      if (!mine || busy) return;
+      var back = options.bookValues();
+      Object.keys(fields).forEach(function (k) { fields[k].value = back[k]; });
+      mark([]);
+      show(book, false);
+      said(options.bookShown());
+      compute.focus();  /* Back cannot act any more: the focus goes to the control beside it */
+    });
+    root.dataset.numbers = "book";
+    return { form: form, fields: fields, compute: function () { form.requestSubmit ? form.requestSubmit() : compute.click(); },
+             mine: function () { return mine; } };
+  }
+
   window.culpaExplorers = { start: start, el: el, fill: fill, language: language, strings: strings,
-                            stepper: stepper, formula: formula, caption: caption, explore: explore };
+                            stepper: stepper, formula: formula, caption: caption, explore: explore, reader: reader };
 })();

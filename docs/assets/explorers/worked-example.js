@@ -104,105 +104,35 @@
     if (!compact) X.caption(root, t, data.caption);  /* the home page's preview keeps its own caption */
     root.classList.add("xp-ready");
 
-    /* ---- the reader's numbers ---- */
+    /* ---- the reader's numbers (start.js's reader: the same form in every explorer) ---- */
     function yourNumbers() {
       var SUB = ["₀", "₁", "₂", "₃", "₄", "₅", "₆", "₇", "₈", "₉"];
-      var id = "xp-we-" + Math.random().toString(36).slice(2, 8);
-      var fields = {}, labels = {};
-      var row = el("div", { class: "xp-fields" });
-      book.inputs.z.forEach(function (value, k) {
-        var name = "z" + k;
-        labels[name] = fill(t.logit || "z{k}", { k: SUB[k] });
-        fields[name] = el("input", { type: "text", inputmode: "decimal", autocomplete: "off", spellcheck: "false",
-                                     id: id + "-" + name, name: name, size: "6", value: value[lang] });
-        row.append(el("label", { class: "xp-field", for: id + "-" + name }, [labels[name], fields[name]]));
+      var fields = book.inputs.z.map(function (value, k) {
+        return { name: "z" + k, label: fill(t.logit || "z{k}", { k: SUB[k] }), value: value[lang] };
       });
-      labels.observed = t.observed || "class";
-      fields.observed = el("select", { id: id + "-observed", name: "observed" });
-      book.inputs.z.forEach(function (_, k) {
-        fields.observed.append(el("option", { value: String(k) }, [fill(t.classOption || "{k}", { k: String(k) })]));
+      fields.push({ name: "observed", label: t.observed || "class", value: book.inputs.observed,
+                    choices: book.inputs.z.map(function (_, k) {
+                      return { value: String(k), label: fill(t.classOption || "{k}", { k: String(k) }) };
+                    }) });
+      return X.reader(root, NAME, t, lang, book, {
+        fields: fields,
+        show: function (next) {
+          steps.splice.apply(steps, [0, steps.length].concat(next.steps));
+          nodes.splice.apply(nodes, [0, nodes.length].concat(next.nodes));
+          ["result", "caption", "inputs", "p_minus_y"].forEach(function (k) { data[k] = next[k]; });
+          state.announce = say.textContent !== "";  /* a step's sentence already shown is said with the new numbers */
+          render();
+        },
+        bookValues: function () {
+          var back = { observed: book.inputs.observed };
+          book.inputs.z.forEach(function (v, k) { back["z" + k] = v[lang]; });
+          return back;
+        },
+        bookShown: function () {
+          var z = book.nodes.filter(function (n) { return n.name === "z"; })[0];
+          return fill(t.bookShown || "", { z: z.value[lang], observed: book.inputs.observed });
+        },
       });
-      fields.observed.value = book.inputs.observed;
-      row.append(el("label", { class: "xp-field", for: id + "-observed" }, [labels.observed, fields.observed]));
-      var compute = el("button", { type: "submit", class: "md-button md-button--primary xp-compute" }, [t.compute || "Compute"]);
-      var reset = el("button", { type: "button", class: "md-button xp-book", "aria-disabled": "true" }, [t.book || "Book"]);
-      var status = el("p", { class: "xp-status", role: "status" });
-      var form = el("form", { class: "xp-inputs", novalidate: "" }, [
-        el("fieldset", {}, [el("legend", {}, [t.inputs || ""]), row, el("div", { class: "xp-actions" }, [compute, reset])]),
-        status]);
-      var busy = false, mine = false;
-      function said(text) { status.textContent = text; }
-      function values() {
-        var out = {};
-        Object.keys(fields).forEach(function (k) { out[k] = fields[k].value; });
-        return out;
-      }
-      function mark(problems) {
-        Object.keys(fields).forEach(function (k) { fields[k].removeAttribute("aria-invalid"); });
-        problems.forEach(function (p) { fields[p.field].setAttribute("aria-invalid", "true"); });
-      }
-      function show(next, yours) {
-        steps.splice.apply(steps, [0, steps.length].concat(next.steps));
-        nodes.splice.apply(nodes, [0, nodes.length].concat(next.nodes));
-        ["result", "caption", "inputs", "p_minus_y"].forEach(function (k) { data[k] = next[k]; });
-        mine = yours;
-        root.dataset.numbers = yours ? "reader" : "book";
-        reset.setAttribute("aria-disabled", String(!yours));
-        state.announce = say.textContent !== "";  /* a step's sentence already shown is said with the new numbers */
-        render();
-      }
-      form.addEventListener("submit", function (event) {
-        event.preventDefault();
-        if (busy) return;
-        busy = true;
-        var begun = performance.now();
-        compute.setAttribute("aria-disabled", "true");
-        said(t.computing || "…");
-        root.dataset.computing = "1";
-        X.explore(root, NAME, values(), book, function (loading) { if (loading) said(t.loading || "…"); })
-          .then(function (answer) {
-            if (!answer.ok) {
-              mark(answer.problems);
-              said(answer.problems.map(function (p) {
-                var key = { empty: "problemEmpty", number: "problemNumber", range: "problemRange", "class": "problemClass" }[p.problem];
-                return fill(t[key] || p.problem, { field: labels[p.field], text: p.text,
-                                                   low: p.low ? p.low[lang] : "", high: p.high ? p.high[lang] : "", last: p.last });
-              }).join(" ") + " " + (t.unchanged || ""));
-              var first = fields[answer.problems[0].field];
-              if (first) first.focus();
-              return;
-            }
-            mark([]);
-            var drawing = performance.now();
-            show(answer.data, true);
-            said(t.computed || "");
-            /* what it cost, for tests/bench/reader_numbers_benchmark.py (and a reader's devtools) */
-            if (performance.measure) {
-              performance.measure("reader's numbers: " + NAME, { start: begun, end: performance.now() });
-              performance.measure("reader's numbers drawn: " + NAME, { start: drawing, end: performance.now() });
-            }
-          }, function (error) {
-            said(fill(t.failed || "{error}", { error: error.message }));
-          }).then(function () {
-            busy = false;
-            compute.setAttribute("aria-disabled", "false");
-            delete root.dataset.computing;
-          });
-      });
-      fields.observed.addEventListener("change", function () { form.requestSubmit ? form.requestSubmit() : compute.click(); });
-      reset.addEventListener("click", function () {
-        if (!mine || busy) return;
-        Object.keys(fields).forEach(function (k) {
-          fields[k].value = k === "observed" ? book.inputs.observed : book.inputs.z[Number(k.slice(1))][lang];
-        });
-        mark([]);
-        show(book, false);
-        var z = book.nodes.filter(function (n) { return n.name === "z"; })[0];
-        said(fill(t.bookShown || "", { z: z.value[lang], observed: book.inputs.observed }));
-        compute.focus();  /* Back cannot act any more: the focus goes to the control beside it */
-      });
-      root.dataset.numbers = "book";
-      return { form: form };
     }
 
     function math(f, cls) { return X.formula(data, f, lang, null, cls); }

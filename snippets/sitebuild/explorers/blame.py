@@ -11,7 +11,13 @@ Each edge shows its weight's slope as page 04's figure draws it: the colour of i
 "pos"; "zero" for an exact 0) and a width that grows with its size ("width", in the drawing's units,
 0.6 + 5.4 × |slope| / the largest |slope|: the figure's 0.3 + 6 ×, a little wider at the thin end so that the
 faintest edge still shows its colour on a phone), both written here so that the script computes nothing.
-"sides" says where the drawing puts the input and the output.
+"sides" says where the drawing puts the input and the output. Under each layer, once backward reaches it,
+the size of its δ (the norm |δ⁽ˡ⁾|, as the page prints it): how much blame is left there.
+
+The reader's numbers: the input point x (four numbers) and the activation of the hidden layers (sigmoid,
+tanh or ReLU; the same weights, as MLP draws them from the same seed whatever the activation). `read(fields)`
+reads them, `export(x, activation)` runs page 04's "network" section with them in place of the book's
+literals (the x list, and the activation's name in the MLP's line), as the page in the reader's browser does.
 """
 
 from __future__ import annotations
@@ -19,10 +25,34 @@ from __future__ import annotations
 import numpy as np
 
 from sitebuild import lessons
-from sitebuild.explorers import LANGS, formula, numbers, quantity, slot, slot_values, text
+from sitebuild.explorers import LANGS, formula, numbers, quantity, read_number, short, slot, slot_values, text
 
 INPUTS = ["snippets/lessons/through_a_network.py"]
 KNOB = (2, 1, 3)  # the weight the page checks by hand: layer 2, row 1, column 3 (counting from 0)
+ACTIVATIONS = ("sigmoid", "tanh", "relu")  # what the reader can choose; the book's is the lesson's (sigmoid)
+LIMIT = 10.0  # |x| at most this: beyond it every sigmoid and tanh is flat to four decimals
+# each activation's derivative, as the rule and the announcement write it
+DERIVATIVE = {"sigmoid": "σ′", "tanh": "tanh′", "relu": "ReLU′"}
+DERIVATIVE_TEX = {"sigmoid": r"\sigma'", "tanh": r"\tanh'", "relu": r"\operatorname{ReLU}'"}
+
+
+def read(fields: dict) -> tuple[dict, list]:
+    """The reader's fields ({"x0" ... "x3": text, "activation": text}) as export()'s arguments, or the
+    problems (each names its field and what is wrong, for the page's words to say)."""
+    problems, x = [], []
+    for k in range(len(_book_x())):
+        value, problem = read_number(fields.get(f"x{k}", ""), -LIMIT, LIMIT)
+        if problem:
+            problems.append({"field": f"x{k}", **problem})
+        x.append(value)
+    activation = str(fields.get("activation", "")).strip()
+    if activation not in ACTIVATIONS:
+        problems.append({"field": "activation", "problem": "activation", "text": activation})
+    return ({} if problems else {"x": x, "activation": activation}), problems
+
+
+def _book_x() -> list:
+    return list(lessons.run("through_a_network.py", "network")["x"])
 
 
 def four(value):
@@ -32,13 +62,15 @@ def four(value):
 def _look(slope: float, biggest: float) -> dict:
     """How an edge draws its weight's slope: the sign's colour and a width for its size (page 04's figure)."""
     sign = "zero" if slope == 0 else "neg" if slope < 0 else "pos"
-    return {"sign": sign, "width": round(0.6 + 5.4 * abs(float(slope)) / biggest, 2)}
+    share = abs(float(slope)) / biggest if biggest > 0 else 0.0  # every slope 0 (dead ReLUs): all thin
+    return {"sign": sign, "width": round(0.6 + 5.4 * share, 2)}
 
 
-def _run():
+def _run(x=None, activation=None):
     import culpa
 
-    page = lessons.run("through_a_network.py", "network")
+    given = {**({"x": list(x)} if x is not None else {}), **({"net": activation} if activation else {})}
+    page = lessons.run("through_a_network.py", "network", given=given or None)
     net, x, c = page["net"], page["x"], page["c"]
     a = culpa.Tensor(x)
     acts, zs, outs = [a], [], []
@@ -54,10 +86,21 @@ def _run():
     return page, net, acts, zs, loss
 
 
-def export() -> dict:
+def _rule(l: int, activation: str) -> dict:
+    """δ⁽ˡ⁾ = (W⁽ˡ⁺¹⁾)ᵀ δ⁽ˡ⁺¹⁾ ⊙ f′(z⁽ˡ⁾), for the activation f."""
+    sup = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
+    here, above = str(l).translate(sup), str(l + 1).translate(sup)
+    return formula(rf"\delta^{{({l})}} = \left(W^{{({l + 1})}}\right)^{{\top}}"
+                   rf"\delta^{{({l + 1})}} \odot {DERIVATIVE_TEX[activation]}\!\left(z^{{({l})}}\right)",
+                   f"δ⁽{here}⁾ = (W⁽{above}⁾)ᵀ δ⁽{above}⁾ ⊙ {DERIVATIVE[activation]}(z⁽{here}⁾)")
+
+
+def export(x=None, activation=None) -> dict:
+    """Everything the explorer shows, for the book's input and activation or the reader's."""
     import culpa
 
-    page, net, acts, zs, loss = _run()
+    page, net, acts, zs, loss = _run(x, activation)
+    activation = net.activation
     depth = len(net.layers)
     p = culpa.softmax(zs[-1].detach()).data
     y = np.eye(page["sizes"][-1])[page["c"]]
@@ -73,11 +116,12 @@ def export() -> dict:
         if l >= 1:
             entry["delta"] = [four(v) for v in zs[l - 1].grad]
             entry["delta_all"] = numbers(zs[l - 1].grad, four)
+            entry["delta_size"] = four(np.linalg.norm(zs[l - 1].grad))  # |δ⁽ˡ⁾|: the blame left here
         if 1 <= l < depth:
             sigmoid = acts[l]
             local = sigmoid.local_backward(np.ones_like(sigmoid.data))[0]
             entry["message"] = numbers(sigmoid.grad, four)  # Wᵀδ from the layer above: dL/da
-            entry["slope"] = numbers(local, four)  # σ′(z) = a (1 − a)
+            entry["slope"] = numbers(local, four)  # f′(z): σ′ = a (1 − a), tanh′ = 1 − a², ReLU′ = 0 or 1
         layers.append(entry)
     weights = {}
     biggest = max(float(np.max(np.abs(layer.weight.grad))) for layer in net.layers)
@@ -123,11 +167,7 @@ def export() -> dict:
         local = sigmoid.local_backward(np.ones_like(sigmoid.data))[0]
         m_tex, m_slots = quantity("message", sigmoid.grad, four)
         s_tex, s_slots = quantity("slope", local, four)
-        above = str(l + 1).translate(sup)
-        steps.append({"phase": "backward", "layer": l,
-                      "rule": formula(rf"\delta^{{({l})}} = \left(W^{{({l + 1})}}\right)^{{\top}}"
-                                      rf"\delta^{{({l + 1})}} \odot \sigma'\!\left(z^{{({l})}}\right)",
-                                      f"δ⁽{sup_l}⁾ = (W⁽{above}⁾)ᵀ δ⁽{above}⁾ ⊙ σ′(z⁽{sup_l}⁾)"),
+        steps.append({"phase": "backward", "layer": l, "rule": _rule(l, activation),
                       "math": formula(rf"= {m_tex} \odot {s_tex} = {d_tex}",
                                       {lang: f"δ⁽{sup_l}⁾ = {numbers(sigmoid.grad, four)[lang]} ⊙ "
                                              f"{numbers(local, four)[lang]} = {numbers(delta, four)[lang]}"
@@ -146,6 +186,13 @@ def export() -> dict:
         fills=("_i", "_j", "delta", "input", "slope")) for l in range(1, depth + 1)}
     return {
         "explorer": "blame",
+        # what the reader's fields show: the input culpa ran with, and the activation
+        "inputs": {"x": [short(v) for v in acts[0].data], "activation": activation},
+        "activations": list(ACTIVATIONS),
+        "derivative": DERIVATIVE[activation],
+        # the rule of every hidden layer under every activation: the build typesets them all, so that the
+        # reader's choice of activation finds its formula typeset (in_page.explore)
+        "rules": {name: [_rule(l, name) for l in range(1, depth)] for name in ACTIVATIONS},
         "picks": picks,
         "layer_names": layer_names,
         "z_names": [None] + [f"z⁽{str(l).translate(sup)}⁾" for l in range(1, depth + 1)],
