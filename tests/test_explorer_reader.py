@@ -4,6 +4,9 @@ The page runs the same code in Pyodide (tests/browser/test_explorer_reader_in_br
 it shows is what this computes). Here:
 - for 20 seeded random inputs, typed as a pt or an en reader types them, the worked example's data agrees with
   culpa recomputed from page 03's own code with those numbers (its `check`), and is not the book's;
+- for 20 seeded random inputs x and activations, the blame explorer's data (page 04) agrees with culpa
+  computed here, directly (the network's layers, the activation, cross-entropy and one backward pass,
+  written in this test, not by the exporter): every activation, δ, |δ|, Wᵀδ, f′(z), weight slope and the loss;
 - every field culpa cannot read is named with what is wrong (empty, not a number, out of range, no such
   class), and nothing is computed;
 - the files the build serves for the page's Python (assets/explorers/py/) are all it needs: a fresh
@@ -24,7 +27,8 @@ import numpy as np
 import pytest
 
 from sitebuild import explorers
-from sitebuild.explorers import in_page
+from sitebuild import lessons
+from sitebuild.explorers import blame, in_page, text
 from sitebuild.explorers import worked_example as we
 from sitebuild.project import Project
 from sitebuild.steps import explorers as step
@@ -41,9 +45,9 @@ def typeset_index(data: dict) -> dict:
     return index
 
 
-def ask(fields: dict, typeset: dict) -> dict:
+def ask(fields: dict, typeset: dict, name: str = "worked-example") -> dict:
     """What the page's Python answers for the reader's fields."""
-    return json.loads(in_page.explore("worked-example", json.dumps(fields), json.dumps(typeset)))
+    return json.loads(in_page.explore(name, json.dumps(fields), json.dumps(typeset)))
 
 
 @pytest.fixture(scope="module")
@@ -144,3 +148,108 @@ def test_the_served_files_are_all_the_pages_python_needs(tmp_path, book):
                          timeout=120)
     assert ran.returncode == 0, ran.stderr[-2000:]
     assert json.loads(ran.stdout) == ask(fields, typeset_index(book))
+
+
+# ---- blame (page 04): the input x and the activation ----
+@pytest.fixture(scope="module")
+def blame_book():
+    return blame.export()
+
+
+def blame_cases():
+    rng = random.Random("blame-26")
+    for case in range(CASES):
+        lang = ("pt", "en")[case % 2]
+        fields = {f"x{k}": typed(rng.uniform(-blame.LIMIT, blame.LIMIT) / rng.choice([1, 4, 10]), lang, rng)
+                  for k in range(4)}
+        fields["activation"] = rng.choice(blame.ACTIVATIONS)
+        yield case, fields
+
+
+def culpa_directly(x, activation):
+    """Page 04's network computed here with culpa, layer by layer: the activations a, the gradients on each
+    z (δ) and on each a (Wᵀδ), each weight's slope and the loss."""
+    import culpa
+
+    page = lessons.run("through_a_network.py", "network")  # the lesson's sizes, seed and class
+    net = culpa.nn.MLP(page["sizes"], activation=activation, rng=0)
+    a = culpa.Tensor(np.asarray(x, dtype=float))
+    acts, zs = [a], []
+    for i, layer in enumerate(net.layers):
+        z = a @ layer.weight.T + layer.bias
+        zs.append(z)
+        if i < len(net.layers) - 1:
+            a = {"sigmoid": z.sigmoid, "tanh": z.tanh, "relu": z.relu}[activation]()
+            acts.append(a)
+    loss = culpa.cross_entropy(zs[-1], page["c"])
+    loss.backward()
+    derivative = {"sigmoid": lambda a, z: a * (1 - a), "tanh": lambda a, z: 1 - a * a,
+                  "relu": lambda a, z: (z > 0).astype(float)}[activation]
+    logits = zs[-1].data
+    p = np.exp(logits - logits.max()) / np.exp(logits - logits.max()).sum()
+    return {"a": [t.data for t in acts] + [p], "delta": [None] + [z.grad for z in zs],
+            "message": [None] + [t.grad for t in acts[1:]],
+            "slope": [None] + [derivative(t.data, z.data) for t, z in zip(acts[1:], zs, strict=False)],
+            "weights": [None] + [layer.weight.grad for layer in net.layers], "loss": loss.item()}
+
+
+def four(value):
+    return text(value, ".4f")
+
+
+def blame_problems(data, x, activation):
+    want, problems = culpa_directly(x, activation), []
+
+    def same(where, shown, expected):
+        if shown != expected:
+            problems.append(f"{where}: shows {shown}, culpa computes {expected}")
+
+    depth = len(data["layers"]) - 1
+    for l, layer in enumerate(data["layers"]):
+        same(f"a{l}", layer["a"], [four(v) for v in want["a"][l]])
+        if l >= 1:
+            same(f"δ{l}", layer["delta"], [four(v) for v in want["delta"][l]])
+            same(f"|δ{l}|", layer["delta_size"], four(np.sqrt(np.sum(want["delta"][l] ** 2))))
+            same(f"W{l} slopes", data["weights"][str(l)], [[four(v) for v in row] for row in want["weights"][l]])
+        if 1 <= l < depth:
+            same(f"Wᵀδ into {l}", layer["message"], explorers.numbers(want["message"][l], four))
+            same(f"f′(z{l})", layer["slope"], explorers.numbers(want["slope"][l], four))
+    loss = [s for s in data["steps"] if s["phase"] == "loss"][0]
+    same("loss", loss["loss"], four(want["loss"]))
+    return problems
+
+
+@pytest.mark.parametrize(("case", "fields"), list(blame_cases()), ids=[f"case{k}" for k in range(CASES)])
+def test_blame_shows_what_culpa_computes_with_the_readers_input_and_activation(blame_book, case, fields):
+    answer = ask(fields, typeset_index(blame_book), "blame")
+    assert answer["ok"], answer
+    data = answer["data"]
+    x = [float(fields[f"x{k}"].replace(",", ".").replace("\u2212", "-")) for k in range(4)]
+    assert blame_problems(data, x, fields["activation"]) == [], f"case {case}, fields {fields}"
+    assert data["inputs"]["activation"] == fields["activation"]
+    assert data["steps"] != blame_book["steps"], f"case {case}: the book's numbers came back for {fields}"
+    index = typeset_index(blame_book)
+    assert all(entry["typeset"] == index[entry["tex"]] for entry in explorers.formulas(data))
+
+
+def test_blame_the_comparison_can_fail(blame_book):
+    """The book's data (sigmoid, the lesson's x) against culpa with tanh, or with another x: caught."""
+    assert blame_problems(blame_book, [0.5, -1.2, 0.8, 2.0], "sigmoid") == []
+    assert any(p.startswith("δ1") for p in blame_problems(blame_book, [0.5, -1.2, 0.8, 2.0], "tanh"))
+    assert any(p.startswith("a0") for p in blame_problems(blame_book, [0.5, -1.2, 0.8, 2.5], "sigmoid"))
+
+
+@pytest.mark.parametrize(("fields", "expected"), [
+    ({"x0": "", "x1": "1", "x2": "0", "x3": "2", "activation": "tanh"}, [("x0", "empty")]),
+    ({"x0": "1", "x1": "um", "x2": "0", "x3": "2", "activation": "tanh"}, [("x1", "number")]),
+    ({"x0": "1", "x1": "1", "x2": "10,5", "x3": "2", "activation": "relu"}, [("x2", "range")]),
+    ({"x0": "1", "x1": "1", "x2": "0", "x3": "2", "activation": "elu"}, [("activation", "activation")]),
+    ({"x0": "a", "x1": "1", "x2": "0", "x3": "-11", "activation": ""},
+     [("x0", "number"), ("x3", "range"), ("activation", "activation")]),
+])
+def test_blame_a_field_culpa_cannot_read_is_named_and_nothing_is_computed(blame_book, fields, expected):
+    answer = ask(fields, typeset_index(blame_book), "blame")
+    assert answer == {"ok": False, "problems": answer["problems"]}, answer
+    assert [(p["field"], p["problem"]) for p in answer["problems"]] == expected
+    for problem in answer["problems"]:
+        assert problem["text"] == fields[problem["field"]].strip()

@@ -1,11 +1,14 @@
-"""The reader's numbers in the worked-example explorer (page 03), in Chromium, against CPython culpa.
+"""The reader's numbers in the explorers, in Chromium, against CPython culpa.
 
 In each language, with the keyboard, as a reader: nothing of Python is fetched before the reader asks; then
-for 20 seeded random inputs (typed as that language writes numbers) the explorer, at its last step, shows
-exactly the numbers that sitebuild/explorers/worked_example.py computes in this test process for the same
-inputs; a field culpa cannot read is named in the page's language, marked invalid, and changes nothing;
-"Back to the book's numbers" brings the build's numbers back; every request stays on the site; the focus
-never falls to the page's <body>. A planted difference (one expected gradient altered) is caught.
+for 20 seeded random inputs (typed as that language writes numbers) the worked-example explorer (page 03), at
+its last step, shows exactly the numbers that sitebuild/explorers/worked_example.py computes in this test
+process for the same inputs; a field culpa cannot read is named in the page's language, marked invalid, and
+changes nothing; "Back to the book's numbers" brings the build's numbers back; every request stays on the
+site; the focus never falls to the page's <body>. A planted difference (one expected gradient altered) is
+caught. The same, in the same browser context, for a few inputs of the blame explorer (page 04: the input x
+and the activation) and of the nudge explorer (page 08: the knob's value, on the smooth knob or the kink):
+each page starts its own Python once, for all its inputs.
 """
 
 from __future__ import annotations
@@ -13,10 +16,19 @@ from __future__ import annotations
 import random
 
 import pytest
-from test_explorers import SHOWN_JS, multiset_problems, open_page, start, worked_example_expected
+from test_explorers import (
+    SHOWN_JS,
+    blame_expected,
+    multiset_problems,
+    open_page,
+    start,
+    url,
+    worked_example_expected,
+)
 from visiting import find_chromium, in_ci
 
 from sitebuild import strings
+from sitebuild.explorers import blame
 from sitebuild.explorers import worked_example as we
 from support.served import LANGS
 
@@ -24,6 +36,7 @@ if find_chromium() is None and not in_ci():
     pytest.skip("browser tests skipped: no Chromium", allow_module_level=True)
 
 CASES = 20
+FEW = 4  # the blame and nudge explorers' inputs per language: each costs a recompute, not a Python
 PAGE = "03-worked-example/"
 PYODIDE = "/assets/vendor/pyodide/"
 COMPUTE_MS = 180_000  # the first answer loads Python in the page (a busy machine: tens of seconds)
@@ -53,9 +66,9 @@ def type_numbers(tab, root, typed, observed):
     wait_answer(tab)
 
 
-def wait_answer(tab):
-    tab.wait_for_function("() => { const r = document.querySelector('[data-explorer=\"worked-example\"]');"
-                          " return r && !r.dataset.computing; }", timeout=COMPUTE_MS)
+def wait_answer(tab, name="worked-example"):
+    tab.wait_for_function("(n) => { const r = document.querySelector(`[data-explorer='${n}']`);"
+                          " return r && !r.dataset.computing; }", arg=name, timeout=COMPUTE_MS)
 
 
 def shown_at_last_step(tab, root):
@@ -97,8 +110,55 @@ def sessions(browser, served_site):
                     "fields": [f.input_value() for f in root.locator(".xp-inputs input").all()]}
         found[lang] = {"before": before, "book": book, "runs": runs, "invalid": invalid, "restored": restored,
                        "requests": list(requests), "errors": list(tab.errors), "site": served_site.base}
+        # the blame explorer (page 04), in the same context: a Python of its own, for all its inputs
+        tab.goto(url(served_site, lang, "04-through-a-network/"), wait_until="load")
+        found[lang]["blame"] = drive_blame(tab, lang)
+        found[lang]["requests"] = list(requests)
+        found[lang]["errors"] = list(tab.errors)
         context.close()
     return found
+
+
+def blame_cases(lang: str):
+    """The reader's inputs for page 04: (the fields as typed, x, activation)."""
+    rng = random.Random(f"blame-{lang}")
+    for _ in range(FEW):
+        x = [round(rng.uniform(-4, 4), rng.choice([0, 1, 2])) for _ in range(4)]
+        typed = [f"{v}".replace("-", rng.choice(["-", "\u2212"])) for v in x]
+        if lang == "pt":
+            typed = [t.replace(".", ",") for t in typed]
+        yield typed, x, rng.choice(blame.ACTIVATIONS)
+
+
+def drive_blame(tab, lang):
+    """Each input typed (a new activation computes as it is chosen, else Enter), the network at its last
+    step; then a letter in x₀; then Back to the book's numbers, from the keyboard."""
+    root = start(tab, "blame")
+    fields, select = root.locator(".xp-inputs input"), root.locator(".xp-inputs select")
+    book = shown_at_last_step(tab, root)
+    runs = []
+    for typed, x, activation in blame_cases(lang):
+        for k, text in enumerate(typed):
+            fields.nth(k).fill(text)
+        if select.input_value() != activation:
+            select.select_option(activation)
+        else:
+            fields.nth(len(typed) - 1).press("Enter")
+        wait_answer(tab, "blame")
+        status, numbers = root.locator(".xp-status").text_content(), root.get_attribute("data-numbers")
+        runs.append((typed, x, activation, shown_at_last_step(tab, root), status, numbers))
+    shown = root.evaluate(SHOWN_JS)
+    fields.first.fill("abc")
+    fields.first.press("Enter")
+    wait_answer(tab, "blame")
+    invalid = {"status": root.locator(".xp-status").text_content(), "shown": root.evaluate(SHOWN_JS),
+               "before": shown, "marked": fields.first.get_attribute("aria-invalid"),
+               "focus": tab.evaluate("document.activeElement.getAttribute('name')")}
+    root.locator(".xp-book").focus()
+    tab.keyboard.press("Enter")
+    restored = {"shown": shown_at_last_step(tab, root), "numbers": root.get_attribute("data-numbers"),
+                "fields": [f.input_value() for f in fields.all()], "activation": select.input_value()}
+    return {"book": book, "runs": runs, "invalid": invalid, "restored": restored}
 
 
 @pytest.mark.parametrize("lang", LANGS)
@@ -154,3 +214,45 @@ def test_every_request_stays_on_the_site_and_nothing_fails(sessions, lang):
                  and not u.startswith("data:")]
     assert elsewhere == [], elsewhere[:5]
     assert sessions[lang]["errors"] == [], sessions[lang]["errors"][:5]
+
+
+# ---- blame (page 04) ----
+@pytest.mark.parametrize("lang", LANGS)
+def test_blame_shows_what_cpython_culpa_computes_for_the_readers_input_and_activation(sessions, lang):
+    problems = []
+    for k, (typed, x, activation, shown, status, numbers) in enumerate(sessions[lang]["blame"]["runs"]):
+        data = blame.export(x, activation)
+        expected, _ = blame_expected(data, len(data["steps"]) - 1, lang, data["knob"])
+        where = f"blame, {lang}, case {k} (x = {typed}, {activation})"
+        problems += multiset_problems(where, shown["numbers"], expected)
+        if numbers != "reader" or status != strings.of(lang)["explorer-blame"]["computed"]:
+            problems.append(f"{where}: data-numbers={numbers!r}, status {status!r}")
+    assert not problems, "\n".join(problems[:10])
+
+
+def test_blame_a_planted_difference_is_caught(sessions):
+    typed, x, activation, shown, _, _ = sessions["en"]["blame"]["runs"][0]
+    data = blame.export(x, activation)
+    data["layers"][1]["delta_size"] = {"pt": "9,9999", "en": "9.9999"}
+    expected, _ = blame_expected(data, len(data["steps"]) - 1, "en", data["knob"])
+    assert multiset_problems("planted", shown["numbers"], expected)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_blame_a_field_culpa_cannot_read_is_named_and_changes_nothing(sessions, lang):
+    words = strings.of(lang)["explorer-blame"]
+    invalid = sessions[lang]["blame"]["invalid"]
+    said = words["problemNumber"].replace("{field}", "x₀").replace("{text}", "abc")
+    assert invalid["status"] == said + " " + words["unchanged"], invalid["status"]
+    assert invalid["shown"]["numbers"] == invalid["before"]["numbers"]
+    assert invalid["marked"] == "true" and invalid["focus"] == "x0", invalid
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_blame_the_books_numbers_come_back(sessions, lang):
+    restored, book = sessions[lang]["blame"]["restored"], sessions[lang]["blame"]["book"]
+    assert restored["numbers"] == "book"
+    assert restored["shown"]["numbers"] == book["numbers"]
+    data = blame.export()
+    assert restored["fields"] == [v[lang] for v in data["inputs"]["x"]]
+    assert restored["activation"] == "sigmoid"

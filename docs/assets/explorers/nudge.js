@@ -5,7 +5,13 @@
    time on a grid (snippets/sitebuild/explorers/nudge.py) and written for both languages; this script only picks the
    grid cell the sliders (and the precision) point at and shows it; a cell whose step vanished in the
    precision is empty, and says so. Every word comes from the page (the root's data-t-*).
-   One state object, one render(state). Starts when the explorer scrolls into view. */
+   One state object, one render(state). Starts when the explorer scrolls into view.
+
+   Two knobs: the smooth one (data's top level) and one at a ReLU's kink (data.kink), each with its own grid;
+   a pair of buttons picks one. The reader's numbers: a value θ for the knob picked, in a field above the
+   sliders (start.js's reader, as the worked example's): culpa computes that knob at that θ in this page (the
+   same exporter, in Pyodide), for every ε and both precisions; the knob slider then holds that θ alone.
+   Picking the other knob computes it at the same θ. "Back to the book's numbers" puts the build's grids back. */
 (function () {
   "use strict";
   var NAME = "nudge";
@@ -16,8 +22,12 @@
 
   function build(root, data) {
     var lang = language(root), t = strings(root), uid = NAME + "-" + Math.random().toString(36).slice(2, 8);
-    var state = { knob: data.default_knob, eps: data.default_eps, precision: data.precisions[0], announce: false };
-    function grid() { return state.precision === data.precisions[0] ? data.knobs : data["knobs_" + state.precision]; }
+    var book = data;  /* the build's data; data becomes the reader's when culpa computes theirs */
+    var state = { knob: data.default_knob, eps: data.default_eps, precision: data.precisions[0], kind: data.kind,
+                  announce: false };
+    function view() { return state.kind === data.kind ? data : data[state.kind]; }  /* the knob picked */
+    function grid() { return state.precision === data.precisions[0] ? view().knobs : view()["knobs_" + state.precision]; }
+    function knobLabel() { return fill(state.kind === "kink" ? t.knobKink : t.knob, { knob: view().knob_name }); }
     var figure = root.querySelector("figure");
     var fallback = figure ? figure.querySelector("img, picture, p") : null;
 
@@ -27,7 +37,7 @@
       var out = el("output", { for: uid + "-" + id, class: "xp-num", "data-num": id });
       return { input: input, out: out, row: el("div", { class: "xp-slider" }, [text, input, out]) };
     }
-    var knob = slider("knob", fill(t.knob, { knob: data.knob_name }), data.knobs.length - 1, state.knob);
+    var knob = slider("knob", knobLabel(), data.knobs.length - 1, state.knob);
     var eps = slider("eps", t.eps || "ε", data.epsilons.length - 1, state.eps);
     /* the precision: a button per precision the data holds, the chosen one pressed */
     var choices = data.precisions.map(function (name) {
@@ -37,6 +47,24 @@
     });
     var precision = el("div", { class: "xp-precision", role: "group", "aria-label": t.precision || "" },
                        [el("span", { "aria-hidden": "true" }, [t.precision || ""])].concat(choices));
+    /* the knob: the smooth one or the one at a kink; with the reader's θ, picking the other computes it there */
+    var kindNames = { smooth: t.kindSmooth, kink: t.kindKink };
+    var kinds = book.kinds.map(function (name) {
+      var b = el("button", { type: "button", class: "xp-button xp-choice xp-kind", "data-kind": name, "aria-pressed": "false" },
+                 [kindNames[name] || name]);
+      b.addEventListener("click", function () {
+        if (state.kind === name) return;
+        state.kind = name;
+        if (inputs.mine()) { inputs.compute(); return; }  /* the reader's θ on the other knob: culpa computes it */
+        inputs.fields.theta.value = view().theta[lang];
+        state.knob = view().default_knob;
+        state.announce = true;
+        render();
+      });
+      return b;
+    });
+    var kind = el("div", { class: "xp-precision xp-kinds", role: "group", "aria-label": t.kind || "" },
+                  [el("span", { "aria-hidden": "true" }, [t.kind || ""])].concat(kinds));
 
     var cells = {};
     function row(key, label, cls) {  /* a row's name, and what it computes (typeset at build time) */
@@ -56,13 +84,13 @@
     var L = data.plot_l, E = data.plot_e;
     var plotL = el("svg:svg", { viewBox: "0 0 " + L.width + " " + L.height, class: "xp-plot", role: "img", "aria-label": t.plotLoss || "" });
     var curve = el("svg:polyline", { points: points(data.curve), class: "xp-curve" });
+    var knobAxis = el("svg:text", { x: L.width - L.pad, y: L.height - 4, "text-anchor": "end" }, [data.knob_name]);
     var tangent = el("svg:line", { class: "xp-tangent" });
     var secant = el("svg:line", { class: "xp-secant" });
     var dot = el("svg:circle", { r: "4", class: "xp-dot" });
     plotL.append(el("svg:rect", { x: "0.5", y: "0.5", width: L.width - 1, height: L.height - 1, class: "xp-frame" }),
                  curve, tangent, secant, dot,
-                 el("svg:text", { x: L.pad, y: L.pad + 4 }, [t.lossAxis || "L"]),
-                 el("svg:text", { x: L.width - L.pad, y: L.height - 4, "text-anchor": "end" }, [data.knob_name]));
+                 el("svg:text", { x: L.pad, y: L.pad + 4 }, [t.lossAxis || "L"]), knobAxis);
 
     /* the error of each estimate against ε, for this knob */
     var plotE = el("svg:svg", { viewBox: "0 0 " + E.width + " " + E.height, class: "xp-plot", role: "img", "aria-label": t.plotError || "" });
@@ -83,23 +111,47 @@
 
     var say = el("p", { class: "xp-say", "aria-live": "polite" });
     var note = el("p", { class: "xp-note", hidden: "" });
-    var ui = el("div", { class: "xp-ui" }, [
-      el("div", { class: "xp-sliders" }, [knob.row, eps.row, precision]), table, note,
+    var inputs = yourNumbers();
+    var ui = el("div", { class: "xp-ui" }, [inputs.form,
+      el("div", { class: "xp-sliders" }, [kind, knob.row, eps.row, precision]), table, note,
       el("div", { class: "xp-plots" }, [plotL, plotE]), say]);
     if (fallback) { fallback.hidden = true; fallback.after(ui); } else root.prepend(ui);
     X.caption(root, t, { knob: data.knob_name });
     root.classList.add("xp-ready");
 
+    /* ---- the reader's numbers (start.js's reader: the same form in every explorer) ---- */
+    function yourNumbers() {
+      return X.reader(root, NAME, t, lang, book, {
+        fields: [{ name: "theta", label: t.theta || "θ", value: view().theta[lang] }],
+        extra: function () { return { kind: state.kind }; },
+        show: function (next) {
+          data = next;
+          state.kind = data.kinds.indexOf(state.kind) >= 0 ? state.kind : data.kind;
+          state.knob = view().default_knob;
+          state.announce = true;
+          render();
+        },
+        bookValues: function () { return { theta: (state.kind === book.kind ? book : book[state.kind]).theta[lang] }; },
+        bookShown: function () { return fill(t.bookShown || "", { theta: view().theta[lang] }); },
+      });
+    }
+
     function render() {
-      var k = grid()[state.knob], cell = k.cells[state.eps], e = data.epsilons[state.eps][lang];
+      var v = view(), k = grid()[state.knob], cell = k.cells[state.eps], e = data.epsilons[state.eps][lang];
       var empty = cell.secant === null;
+      knob.input.max = String(v.knobs.length - 1);
+      knob.input.disabled = v.knobs.length < 2;  /* the reader's θ: one position, nothing to slide */
+      knob.row.querySelector("label").textContent = knobLabel();
+      curve.setAttribute("points", points(v.curve));
+      knobAxis.textContent = v.knob_name;
+      kinds.forEach(function (b) { b.setAttribute("aria-pressed", String(b.dataset.kind === state.kind)); });
       knob.input.value = String(state.knob);
       eps.input.value = String(state.eps);
       knob.out.textContent = "θ = " + k.theta[lang];
       eps.out.textContent = "ε = " + e;
       /* what a screen reader hears: the value shown, in the page's words (not the slider's index) */
       var spoken = data.epsilons_spoken[state.eps];
-      knob.input.setAttribute("aria-valuetext", fill(t.knobValue, { theta: k.theta[lang] }));
+      knob.input.setAttribute("aria-valuetext", fill(state.kind === "kink" ? t.knobValueKink : t.knobValue, { theta: k.theta[lang] }));
       eps.input.setAttribute("aria-valuetext", spoken.mantissa === null
         ? fill(t.epsValue, { exponent: spoken.exponent[lang] })
         : fill(t.epsValueTimes, { mantissa: spoken.mantissa[lang], exponent: spoken.exponent[lang] }));
@@ -136,6 +188,7 @@
       root.dataset.knob = String(state.knob + 1);
       root.dataset.eps = String(state.eps + 1);
       root.dataset.precision = state.precision;
+      root.dataset.kind = state.kind;
     }
     knob.input.addEventListener("input", function () { state.knob = Number(knob.input.value); state.announce = true; render(); });
     eps.input.addEventListener("input", function () { state.eps = Number(eps.input.value); state.announce = true; render(); });

@@ -11,6 +11,14 @@ the step the precision really took, and refuses a step that vanishes in it: thos
 slope from one backward pass, and the error of each estimate against it. Everything is written for pt and
 en, and the two small plots (L against the knob, the error against ε) are laid out here too, in the plots'
 own units: the script only reveals. "sides" says where the error plot puts small and large ε.
+
+Beside that smooth knob, a knob at a kink ("kink"): element [1] of page 08's `near_kink`, in its own loss
+`relu_loss(near_kink)` (the "kink" section of snippets/lessons/honest_habits.py), on a grid around the
+kink itself, θ = 0, where no ε helps; the same grids, plots and precisions, under data["kink"].
+
+The reader's numbers: a value θ for the knob chosen (smooth or kink). `read(fields)` reads it, and
+`export(theta, kind)` computes the same data for that knob alone, at that θ only (every ε, both precisions;
+its curve centred on θ), as the page in the reader's browser does.
 """
 
 from __future__ import annotations
@@ -20,13 +28,19 @@ import math
 import numpy as np
 
 from sitebuild import lessons
-from sitebuild.explorers import formula, power, spoken_power, text
+from sitebuild.explorers import formula, power, read_number, short, spoken_power, text
 
-INPUTS = ["snippets/lessons/a_billion_knobs.py"]
+INPUTS = ["snippets/lessons/a_billion_knobs.py", "snippets/lessons/honest_habits.py"]
+KINDS = ("smooth", "kink")  # the knobs the reader can choose; the first is where the explorer starts
+# the kink's grid: around the kink itself, close enough that the steps that cross it show
+KINK_OFFSETS = np.round(np.linspace(-0.3, 0.3, 13), 10)
+KINK_CURVE = np.linspace(-0.65, 0.65, 105)
+TANGENT = {"smooth": 0.8, "kink": 0.2}  # half the tangent's length, in θ
+LIMIT = 5.0  # the reader's θ, at most this far from 0
 
 OFFSETS = np.round(np.linspace(-1.5, 1.5, 13), 10)  # knob positions around the lesson's value
 EPS_EXPONENTS = np.arange(-24, 1) / 2  # ε = 10^-12, 10^-11.5, ..., 1
-DEFAULT_KNOB, DEFAULT_EPS = 6, int(np.flatnonzero(EPS_EXPONENTS == -5)[0])  # the lesson's value, ε = 1e-5
+DEFAULT_EPS = int(np.flatnonzero(EPS_EXPONENTS == -5)[0])  # ε = 1e-5; each knob starts at its grid's middle
 PRECISIONS = ("float64", "float32")  # the first is where the explorer starts
 CURVE = np.linspace(-2.6, 2.6, 105)  # where L is drawn (wide enough for θ ± 1 at the grid's ends)
 FLOOR = 1e-17  # an error that is exactly 0 is drawn here on the log axis
@@ -39,9 +53,28 @@ def _page():
     return lessons.run("a_billion_knobs.py", "model", "nudge")
 
 
+def _kink_page():
+    return lessons.run("honest_habits.py", "new_op", "kink")
+
+
+def read(fields: dict) -> tuple[dict, list]:
+    """The reader's fields ({"theta": text, "kind": "smooth" or "kink"}) as export()'s arguments, or the
+    problems (each names its field and what is wrong, for the page's words to say)."""
+    problems = []
+    theta, problem = read_number(fields.get("theta", ""), -LIMIT, LIMIT)
+    if problem:
+        problems.append({"field": "theta", **problem})
+    kind = str(fields.get("kind", "")).strip()
+    if kind not in KINDS:
+        problems.append({"field": "kind", "problem": "kind", "text": kind})
+    return ({} if problems else {"theta": theta, "kind": kind}), problems
+
+
 class Knob:
     """Page 01's model in one precision, and the knob W⁽¹⁾[1, 0] in it: the loss, the exact slope and the
     two estimates with the knob at any θ (the knob is put back every time)."""
+
+    index = (1, 0)
 
     def __init__(self, page, precision: str):
         import culpa
@@ -57,6 +90,7 @@ class Knob:
             self.X = np.asarray(page["X"], dtype=self.dtype)
         self.labels = page["labels"]
         self.weight = self.model.layers[0].weight
+        self.parameters = self.model.parameters()
 
     def loss(self):
         import culpa
@@ -64,21 +98,21 @@ class Knob:
         return culpa.cross_entropy(self.model(self.X), self.labels)
 
     def _at(self, theta):
-        old = self.weight.data[1, 0]
-        self.weight.data[1, 0] = theta
+        old = self.weight.data[self.index]
+        self.weight.data[self.index] = theta
         return old
 
     def measure(self, theta: float) -> tuple[float, float]:
         """L and the exact slope ∂L/∂θ (one backward pass) with the knob at theta."""
         old = self._at(theta)
         try:
-            for p in self.model.parameters():
+            for p in self.parameters:
                 p.zero_grad()
             loss = self.loss()
             loss.backward()
-            return float(loss.item()), float(self.weight.grad[1, 0])
+            return float(loss.item()), float(self.weight.grad[self.index])
         finally:
-            self.weight.data[1, 0] = old
+            self.weight.data[self.index] = old
 
     def value(self, theta: float) -> float:
         import culpa
@@ -88,7 +122,7 @@ class Knob:
             with culpa.no_grad():
                 return float(self.loss().item())
         finally:
-            self.weight.data[1, 0] = old
+            self.weight.data[self.index] = old
 
     def estimate(self, theta: float, eps: float, method: str) -> float | None:
         """culpa.check.finite_difference of the loss in θ alone; None where the step vanishes in this
@@ -96,29 +130,64 @@ class Knob:
         import culpa
 
         def loss_of(t):
-            self.weight.data[1, 0] = t.data[0]
+            self.weight.data[self.index] = t.data[0]
             return self.loss()
 
-        old = self.weight.data[1, 0]
+        old = self.weight.data[self.index]
         start = culpa.Tensor(np.array([theta], dtype=self.dtype))
         try:
             (slope,) = culpa.check.finite_difference(loss_of, [start], eps=eps, method=method)
         except ValueError:
             return None
         finally:
-            self.weight.data[1, 0] = old
+            self.weight.data[self.index] = old
         return float(slope[0])
 
 
-def export() -> dict:
-    page = _page()
-    theta0 = float(page["knob"].data[1, 0])
-    thetas = theta0 + OFFSETS
-    curve_x = theta0 + CURVE
-    exact64 = Knob(page, "float64")
+class KinkKnob(Knob):
+    """Page 08's `relu_loss(near_kink)` in one precision, and the knob near_kink[1] in it (a copy of the
+    lesson's tensor, rounded to the precision): the same measures as Knob."""
+
+    index = (1,)
+
+    def __init__(self, page, precision: str):  # noqa: D107 (not Knob's: no model here)
+        import culpa
+
+        self.dtype = np.dtype(precision)
+        self.relu_loss = page["relu_loss"]
+        self.weight = culpa.Tensor(np.asarray(page["near_kink"].data, dtype=self.dtype), requires_grad=True)
+        self.parameters = [self.weight]
+
+    def loss(self):
+        return self.relu_loss(self.weight)
+
+
+def _knob(kind: str, page, precision: str) -> Knob:
+    return (Knob if kind == "smooth" else KinkKnob)(page, precision)
+
+
+def _lesson_theta(kind: str, page) -> float:
+    """Where the book centres each knob's grid: the smooth knob's value in page 01's model, the kink."""
+    return float(page["knob"].data[1, 0]) if kind == "smooth" else 0.0
+
+
+def _xy_e(exponent, error):
+    """Where an error sits on the error plot: log ε across (small ε on the left), log error up."""
+    w, h, pad, lo, hi = (PLOT_E[k] for k in ("width", "height", "pad", "low", "high"))
+    x = pad + (exponent - EPS_EXPONENTS[0]) / (EPS_EXPONENTS[-1] - EPS_EXPONENTS[0]) * (w - 2 * pad)
+    level = math.log10(max(error, FLOOR))
+    y = h - pad - (min(max(level, lo), hi) - lo) / (hi - lo) * (h - 2 * pad)
+    return [round(float(x), 1), round(float(y), 1)]
+
+
+def _view(kind: str, page, center: float, offsets) -> dict:
+    """One knob's grids: for each precision, each θ = center + offset and each ε, what the explorer shows;
+    the L plot (its curve centred on `center`)."""
+    curve_x = center + (CURVE if kind == "smooth" else KINK_CURVE)
+    exact64 = _knob(kind, page, "float64")
     curve_y = [exact64.value(t) for t in curve_x]
     low, high = min(curve_y), max(curve_y)
-    span = high - low
+    span = (high - low) or 1.0
 
     def xy_l(theta, value):  # the L plot: knob across, loss up
         w, h, pad = PLOT_L["width"], PLOT_L["height"], PLOT_L["pad"]
@@ -126,18 +195,11 @@ def export() -> dict:
         y = h - pad - (value - low) / span * (h - 2 * pad)
         return [round(float(x), 1), round(float(np.clip(y, -40, h + 40)), 1)]
 
-    def xy_e(exponent, error):  # the error plot: log ε across (small ε on the left), log error up
-        w, h, pad, lo, hi = (PLOT_E[k] for k in ("width", "height", "pad", "low", "high"))
-        x = pad + (exponent - EPS_EXPONENTS[0]) / (EPS_EXPONENTS[-1] - EPS_EXPONENTS[0]) * (w - 2 * pad)
-        level = math.log10(max(error, FLOOR))
-        y = h - pad - (min(max(level, lo), hi) - lo) / (hi - lo) * (h - 2 * pad)
-        return [round(float(x), 1), round(float(y), 1)]
-
-    grids = {}
+    grids, reach = {}, TANGENT[kind]
     for precision in PRECISIONS:
-        model = exact64 if precision == "float64" else Knob(page, precision)
+        model = exact64 if precision == "float64" else _knob(kind, page, precision)
         knobs = []
-        for theta in thetas:
+        for theta in center + np.asarray(offsets):
             value, exact = model.measure(float(theta))
             cells = []
             for exponent in EPS_EXPONENTS:
@@ -156,9 +218,9 @@ def export() -> dict:
                     "raw": [forward, central],  # for the tests' tolerance checks; never shown
                     "secant": [xy_l(theta - eps, model.value(float(theta) - eps)),
                                xy_l(theta + eps, model.value(float(theta) + eps))],
-                    "at": [xy_e(exponent, err_f), xy_e(exponent, err_c)],
+                    "at": [_xy_e(exponent, err_f), _xy_e(exponent, err_c)],
                 })
-            tangent = [xy_l(theta - 0.8, value - 0.8 * exact), xy_l(theta + 0.8, value + 0.8 * exact)]
+            tangent = [xy_l(theta - reach, value - reach * exact), xy_l(theta + reach, value + reach * exact)]
             knobs.append({
                 "theta": text(theta, ".3f"), "loss": text(value, ".6f"), "exact": text(exact, ".10f"),
                 "raw_exact": exact, "point": xy_l(theta, value), "tangent": tangent, "cells": cells,
@@ -168,25 +230,45 @@ def export() -> dict:
                 },
             })
         grids[precision] = knobs
+    return {
+        "kind": kind,
+        "knob_name": "W⁽¹⁾[1, 0]" if kind == "smooth" else "near_kink[1]",
+        "theta": short(center),  # what the reader's field shows for this knob
+        "default_knob": len(offsets) // 2,
+        "knobs": grids["float64"],
+        "knobs_float32": grids["float32"],
+        "curve": [xy_l(t, v) for t, v in zip(curve_x, curve_y, strict=True)],
+    }
+
+
+def export(theta=None, kind=None) -> dict:
+    """Everything the explorer shows: the book's grids of both knobs, or the reader's θ on one knob."""
+    pages = {"smooth": _page(), "kink": _kink_page()}
+    if theta is None:  # the book: both knobs, each on its grid around the lesson's value
+        views = {k: _view(k, pages[k], _lesson_theta(k, pages[k]), OFFSETS if k == "smooth" else KINK_OFFSETS)
+                 for k in KINDS}
+    else:  # the reader's θ, on the knob they chose, alone
+        views = {kind: _view(kind, pages[kind], float(theta), [0.0])}
+    first, *others = list(views.values())
     w, h, pad = PLOT_E["width"], PLOT_E["height"], PLOT_E["pad"]
     return {
         "explorer": "nudge",
-        "knob_name": "W⁽¹⁾[1, 0]",
+        # the knob shown first, at the top level; the book's other knob under its kind ("kink")
+        **first,
+        **{view["kind"]: view for view in others},
+        "kinds": list(views),
         "epsilons": [power(10.0**e) for e in EPS_EXPONENTS],
         # each ε read aloud (the ε slider's aria-valuetext, in the words of strings' [explorer-nudge]): the
         # parts of the number "epsilons" shows, so that what a screen reader hears is what the page shows
         "epsilons_spoken": [spoken_power(10.0**e) for e in EPS_EXPONENTS],
         "eps_raw": [float(10.0**e) for e in EPS_EXPONENTS],
-        "default_knob": DEFAULT_KNOB, "default_eps": DEFAULT_EPS,
+        "default_eps": DEFAULT_EPS,
         "precisions": list(PRECISIONS),
-        "knobs": grids["float64"],
-        "knobs_float32": grids["float32"],
         "sides": {"small ε": "left", "large ε": "right"},
-        "curve": [xy_l(t, v) for t, v in zip(curve_x, curve_y, strict=True)],
         "plot_l": PLOT_L, "plot_e": PLOT_E,
-        "eps_x": [xy_e(e, 1.0)[0] for e in EPS_EXPONENTS],  # where each ε sits across the error plot
-        "ticks_e": [{"at": xy_e(e, 10.0**-17)[0], "label": power(10.0**e)} for e in (-12, -8, -4, 0)],
-        "levels_e": [{"at": xy_e(-12, 10.0**level)[1], "label": power(10.0**level)}
+        "eps_x": [_xy_e(e, 1.0)[0] for e in EPS_EXPONENTS],  # where each ε sits across the error plot
+        "ticks_e": [{"at": _xy_e(e, 10.0**-17)[0], "label": power(10.0**e)} for e in (-12, -8, -4, 0)],
+        "levels_e": [{"at": _xy_e(-12, 10.0**level)[1], "label": power(10.0**level)}
                      for level in (-16, -12, -8, -4, 0)],
         "frame_e": [pad, pad, w - pad, h - pad],
         # what each row of the readout computes, typeset beside its name
@@ -201,17 +283,18 @@ def export() -> dict:
     }
 
 
-def grid(data: dict, precision: str) -> list:
-    """The knobs of one precision in the exported data."""
-    return data["knobs"] if precision == PRECISIONS[0] else data[f"knobs_{precision}"]
+def grid(data: dict, precision: str, kind: str = "smooth") -> list:
+    """The knobs of one precision of one knob kind in the exported data."""
+    view = data if data.get("kind", KINDS[0]) == kind else data[kind]
+    return view["knobs"] if precision == PRECISIONS[0] else view[f"knobs_{precision}"]
 
 
 def check(data: dict) -> list[str]:
-    """The exported grids against the lesson's model and culpa, recomputed at a few places in each precision
-    (every knob position at the default ε, every ε at the default knob); one line per problem."""
-    page = _page()
+    """The exported grids against the lessons' losses and culpa, recomputed at a few places in each
+    precision and for each knob (every knob position at the default ε, every ε at the default knob); one
+    line per problem."""
+    pages = {"smooth": _page(), "kink": _kink_page()}
     problems = []
-    theta0 = float(page["knob"].data[1, 0])
 
     def same(where, shown, expected):
         if shown != expected:
@@ -222,27 +305,33 @@ def check(data: dict) -> list[str]:
         same(f"ε step {e + 1} read aloud", data["epsilons_spoken"][e], spoken_power(10.0**exponent))
     if data["precisions"] != list(PRECISIONS):
         problems.append(f"nudge: precisions {data['precisions']}, the exporter computes {list(PRECISIONS)}")
-    places = {(k, data["default_eps"]) for k in range(len(OFFSETS))}
-    places |= {(data["default_knob"], e) for e in range(len(EPS_EXPONENTS))}
-    for precision in PRECISIONS:
-        model = Knob(page, precision)
-        prefix = "" if precision == PRECISIONS[0] else f"{precision}, "
-        for k, e in sorted(places):
-            theta, eps = theta0 + OFFSETS[k], 10.0 ** EPS_EXPONENTS[e]
-            knob = grid(data, precision)[k]
-            value, exact = model.measure(float(theta))
-            forward = model.estimate(float(theta), eps, "forward")
-            central = model.estimate(float(theta), eps, "central")
-            where = f"{prefix}knob step {k + 1}, ε step {e + 1}"
-            same(where + " loss", knob["loss"], text(value, ".6f"))
-            same(where + " exact slope", knob["exact"], text(exact, ".10f"))
-            cell = knob["cells"][e]
-            if forward is None or central is None:
-                same(where + " forward difference", cell["forward"], NONE)
-                same(where + " central difference", cell["central"], NONE)
-                continue
-            same(where + " forward difference", cell["forward"], text(forward, ".10f"))
-            same(where + " central difference", cell["central"], text(central, ".10f"))
-            same(where + " forward error", cell["error_forward"], power(abs(forward - exact)))
-            same(where + " central error", cell["error_central"], power(abs(central - exact)))
+    for kind in KINDS:
+        page = pages[kind]
+        offsets = OFFSETS if kind == "smooth" else KINK_OFFSETS
+        center = _lesson_theta(kind, page)
+        default = len(offsets) // 2
+        places = {(k, data["default_eps"]) for k in range(len(offsets))}
+        places |= {(default, e) for e in range(len(EPS_EXPONENTS))}
+        for precision in PRECISIONS:
+            model = _knob(kind, page, precision)
+            prefix = ("" if kind == KINDS[0] else f"{kind}, ") + ("" if precision == PRECISIONS[0]
+                                                                   else f"{precision}, ")
+            for k, e in sorted(places):
+                theta, eps = center + offsets[k], 10.0 ** EPS_EXPONENTS[e]
+                knob = grid(data, precision, kind)[k]
+                value, exact = model.measure(float(theta))
+                forward = model.estimate(float(theta), eps, "forward")
+                central = model.estimate(float(theta), eps, "central")
+                where = f"{prefix}knob step {k + 1}, ε step {e + 1}"
+                same(where + " loss", knob["loss"], text(value, ".6f"))
+                same(where + " exact slope", knob["exact"], text(exact, ".10f"))
+                cell = knob["cells"][e]
+                if forward is None or central is None:
+                    same(where + " forward difference", cell["forward"], NONE)
+                    same(where + " central difference", cell["central"], NONE)
+                    continue
+                same(where + " forward difference", cell["forward"], text(forward, ".10f"))
+                same(where + " central difference", cell["central"], text(central, ".10f"))
+                same(where + " forward error", cell["error_forward"], power(abs(forward - exact)))
+                same(where + " central error", cell["error_central"], power(abs(central - exact)))
     return problems
