@@ -7,6 +7,9 @@ it shows is what this computes). Here:
 - for 20 seeded random inputs x and activations, the blame explorer's data (page 04) agrees with culpa
   computed here, directly (the network's layers, the activation, cross-entropy and one backward pass,
   written in this test, not by the exporter): every activation, δ, |δ|, Wᵀδ, f′(z), weight slope and the loss;
+- for 20 seeded random values θ of either knob (page 01's weight, or page 08's element at a ReLU's kink), the
+  nudge explorer's data (page 08) agrees with culpa computed here, directly, in float64 and float32: the loss,
+  the exact slope of one backward pass, and at every ε both finite differences (culpa.check) and their errors;
 - every field culpa cannot read is named with what is wrong (empty, not a number, out of range, no such
   class), and nothing is computed;
 - the files the build serves for the page's Python (assets/explorers/py/) are all it needs: a fresh
@@ -26,9 +29,8 @@ import textwrap
 import numpy as np
 import pytest
 
-from sitebuild import explorers
-from sitebuild import lessons
-from sitebuild.explorers import blame, in_page, text
+from sitebuild import explorers, lessons
+from sitebuild.explorers import blame, in_page, nudge, power, text
 from sitebuild.explorers import worked_example as we
 from sitebuild.project import Project
 from sitebuild.steps import explorers as step
@@ -210,7 +212,8 @@ def blame_problems(data, x, activation):
         if l >= 1:
             same(f"δ{l}", layer["delta"], [four(v) for v in want["delta"][l]])
             same(f"|δ{l}|", layer["delta_size"], four(np.sqrt(np.sum(want["delta"][l] ** 2))))
-            same(f"W{l} slopes", data["weights"][str(l)], [[four(v) for v in row] for row in want["weights"][l]])
+            same(f"W{l} slopes", data["weights"][str(l)],
+                 [[four(v) for v in row] for row in want["weights"][l]])
         if 1 <= l < depth:
             same(f"Wᵀδ into {l}", layer["message"], explorers.numbers(want["message"][l], four))
             same(f"f′(z{l})", layer["slope"], explorers.numbers(want["slope"][l], four))
@@ -253,3 +256,118 @@ def test_blame_a_field_culpa_cannot_read_is_named_and_nothing_is_computed(blame_
     assert [(p["field"], p["problem"]) for p in answer["problems"]] == expected
     for problem in answer["problems"]:
         assert problem["text"] == fields[problem["field"]].strip()
+
+
+# ---- nudge (page 08): the knob's value θ, on the smooth knob or the one at a ReLU's kink ----
+@pytest.fixture(scope="module")
+def nudge_book():
+    return nudge.export()
+
+
+def nudge_cases():
+    rng = random.Random("nudge-26")
+    for case in range(CASES):
+        lang = ("pt", "en")[case % 2]
+        kind = rng.choice(nudge.KINDS)
+        value = rng.uniform(-nudge.LIMIT, nudge.LIMIT) / rng.choice([1, 10, 100, 1000])
+        yield case, {"theta": typed(value, lang, rng) if rng.random() < 0.8 else typed(0.0, lang, rng),
+                     "kind": kind}
+
+
+def knob_directly(kind: str, precision: str):
+    """The knob as culpa computes it here: (the tensor, the element that is θ, the loss of the tensor)."""
+    import culpa
+
+    dtype = np.dtype(precision)
+    if kind == "kink":
+        page = lessons.run("honest_habits.py", "new_op", "kink")  # the lesson's near_kink
+        x = culpa.Tensor(np.asarray(page["near_kink"].data, dtype=dtype), requires_grad=True)
+        return x, (1,), [x], lambda: x.relu().sum()
+    page = lessons.run("a_billion_knobs.py", "model")  # page 01's model, its points and labels
+    model = culpa.nn.MLP(page["model"].sizes, activation=page["model"].activation, dtype=dtype.type)
+    for mine, theirs in zip(model.parameters(), page["model"].parameters(), strict=True):
+        mine.data[...] = theirs.data
+    inputs = np.asarray(page["X"], dtype=dtype)
+    weight = model.layers[0].weight
+    return weight, (1, 0), model.parameters(), lambda: culpa.cross_entropy(model(inputs), page["labels"])
+
+
+def nudge_problems(data, theta, kind):
+    import culpa
+
+    problems = []
+
+    def same(where, shown, expected):
+        if shown != expected:
+            problems.append(f"{where}: shows {shown}, culpa computes {expected}")
+
+    for precision in nudge.PRECISIONS:
+        tensor, index, parameters, loss = knob_directly(kind, precision)
+        tensor.data[index] = theta
+        loss_value = loss()
+        loss_value.backward()
+        exact = float(tensor.grad[index])
+        [knob] = data["knobs"] if precision == "float64" else data[f"knobs_{precision}"]
+        same(f"{precision} θ", knob["theta"], text(theta, ".3f"))
+        same(f"{precision} L", knob["loss"], text(loss_value.item(), ".6f"))
+        same(f"{precision} exact slope", knob["exact"], text(exact, ".10f"))
+
+        def of(t):
+            tensor.data[index] = t.data[0]
+            return loss()
+
+        for e, eps in enumerate(data["eps_raw"]):
+            cell, found = knob["cells"][e], {}
+            for method in ("forward", "central"):
+                try:
+                    start = culpa.Tensor(np.array([theta], dtype=np.dtype(precision)))
+                    found[method] = float(culpa.check.finite_difference(of, [start], eps=eps, method=method)[0][0])
+                except ValueError:  # the step vanished in this precision
+                    found[method] = None
+            if None in found.values():
+                same(f"{precision} ε {eps:g} empty", (cell["forward"], cell["central"]),
+                     ({"pt": "—", "en": "—"},) * 2)
+                continue
+            for method, value in found.items():
+                same(f"{precision} ε {eps:g} {method}", cell[method], text(value, ".10f"))
+                same(f"{precision} ε {eps:g} {method} error", cell[f"error_{method}"], power(abs(value - exact)))
+    return problems
+
+
+@pytest.mark.parametrize(("case", "fields"), list(nudge_cases()), ids=[f"case{k}" for k in range(CASES)])
+def test_nudge_shows_what_culpa_computes_at_the_readers_theta(nudge_book, case, fields):
+    answer = ask(fields, typeset_index(nudge_book), "nudge")
+    assert answer["ok"], answer
+    data = answer["data"]
+    theta = float(fields["theta"].replace(",", ".").replace("\u2212", "-"))
+    assert data["kind"] == fields["kind"] and data["kinds"] == [fields["kind"]]
+    assert nudge_problems(data, theta, fields["kind"]) == [], f"case {case}, fields {fields}"
+    index = typeset_index(nudge_book)
+    assert all(entry["typeset"] == index[entry["tex"]] for entry in explorers.formulas(data))
+
+
+def test_nudge_the_comparison_can_fail(nudge_book):
+    """The book's middle knob checked as the reader's: right at its θ, wrong at another θ or knob."""
+    for kind, view in (("smooth", nudge_book), ("kink", nudge_book["kink"])):
+        middle = {**nudge_book, **view, "knobs": [view["knobs"][view["default_knob"]]],
+                  "knobs_float32": [view["knobs_float32"][view["default_knob"]]]}
+        theta = float(view["knobs"][view["default_knob"]]["theta"]["en"].replace("\u2212", "-"))
+        if kind == "smooth":
+            theta = float(lessons.run("a_billion_knobs.py", "model", "nudge")["knob"].data[1, 0])
+        assert nudge_problems(middle, theta, kind) == [], kind
+        assert nudge_problems(middle, theta + 0.25, kind), kind
+    assert nudge_problems({**nudge_book, "knobs": [nudge_book["kink"]["knobs"][6]],
+                           "knobs_float32": [nudge_book["kink"]["knobs_float32"][6]]}, 0.0, "smooth")
+
+
+@pytest.mark.parametrize(("fields", "expected"), [
+    ({"theta": "", "kind": "smooth"}, [("theta", "empty")]),
+    ({"theta": "zero", "kind": "kink"}, [("theta", "number")]),
+    ({"theta": "5,5", "kind": "kink"}, [("theta", "range")]),
+    ({"theta": "0.1", "kind": "bumpy"}, [("kind", "kind")]),
+    ({"theta": "1.2.3", "kind": ""}, [("theta", "number"), ("kind", "kind")]),
+])
+def test_nudge_a_field_culpa_cannot_read_is_named_and_nothing_is_computed(nudge_book, fields, expected):
+    answer = ask(fields, typeset_index(nudge_book), "nudge")
+    assert answer == {"ok": False, "problems": answer["problems"]}, answer
+    assert [(p["field"], p["problem"]) for p in answer["problems"]] == expected

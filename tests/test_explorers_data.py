@@ -58,6 +58,8 @@ PLANTS = {  # explorer -> (a planted change, what the failure must name)
     "worked-example-order": (lambda d: d["nodes"][8].update(order="9"),
                              "worked-example: the nodes are numbered"),
     "blame": (lambda d: d["weights"]["2"][1][3].update(pt="0,0500", en="0.0500"), "blame, step 7"),
+    "nudge-kink": (lambda d: d["kink"]["knobs"][7]["cells"][14]["central"].update(pt="0,1", en="0.1"),
+                   "nudge, kink, knob step 8, ε step 15"),
 }
 
 
@@ -114,6 +116,27 @@ def test_worked_example_ends_at_p_minus_y(data):
     assert order["L"] == "1" and order["z"] == "8" and order["y"] is None, order
 
 
+SUPERSCRIPT = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻", "0123456789-")
+
+
+def amount(shown: dict) -> float | None:
+    """The number an explorer shows, read back from its English text: "−0.0452506557", "7.4 × 10⁻⁷", "10⁰";
+    None for a cell with nothing to show ("—")."""
+    text = shown["en"].replace("−", "-").replace(",", "")
+    if text == "—":
+        return None
+    mantissa, _, ten = text.rpartition("10")
+    if ten and all(c in "⁰¹²³⁴⁵⁶⁷⁸⁹⁻" for c in ten):
+        return float(mantissa.removesuffix(" × ") or 1) * 10.0 ** int(ten.translate(SUPERSCRIPT))
+    return float(text)
+
+
+def test_amount_reads_what_the_explorer_shows():
+    assert amount({"en": "−0.0452506557"}) == -0.0452506557 and amount({"en": "—"}) is None
+    assert amount({"en": "7.4 × 10⁻⁷"}) == pytest.approx(7.4e-7) and amount({"en": "10⁰"}) == 1.0
+    assert amount({"en": "0"}) == 0.0
+
+
 def test_nudge_float32_bottoms_out_higher_and_at_a_larger_step(data):
     """What the caption says of float32: the bottom of the U sits much higher, at a much larger ε."""
     nudge = data["nudge"]
@@ -121,14 +144,14 @@ def test_nudge_float32_bottoms_out_higher_and_at_a_larger_step(data):
 
     def bottom(knobs):
         knob = knobs[nudge["default_knob"]]
-        errors = [(abs(c["raw"][1] - knob["raw_exact"]), e) for e, c in enumerate(knob["cells"])
-                  if c["raw"][1] is not None]
+        errors = [(amount(c["error_central"]), e) for e, c in enumerate(knob["cells"])
+                  if amount(c["error_central"]) is not None]
         return min(errors)
 
     (low64, at64), (low32, at32) = bottom(nudge["knobs"]), bottom(nudge["knobs_float32"])
     assert low32 > 1000 * low64, (low64, low32)
     assert nudge["eps_raw"][at32] > 100 * nudge["eps_raw"][at64], (at64, at32)
-    vanished = [c for c in nudge["knobs_float32"][0]["cells"] if c["raw"][0] is None]
+    vanished = [c for c in nudge["knobs_float32"][0]["cells"] if c["secant"] is None]
     assert vanished and all(c["forward"] == {"pt": "—", "en": "—"} for c in vanished)
 
 
@@ -137,9 +160,25 @@ def test_nudge_default_shows_central_close_and_forward_worse(data):
     knob = nudge["knobs"][nudge["default_knob"]]
     cell = knob["cells"][nudge["default_eps"]]
     assert nudge["eps_raw"][nudge["default_eps"]] == pytest.approx(1e-5)
-    assert abs(cell["raw"][1] - knob["raw_exact"]) < 1e-6
-    assert abs(cell["raw"][0] - knob["raw_exact"]) > 100 * abs(cell["raw"][1] - knob["raw_exact"])
+    assert abs(amount(cell["central"]) - knob["raw_exact"]) < 1e-6
+    assert amount(cell["error_forward"]) > 100 * amount(cell["error_central"])
     assert nudge["eps_raw"][0] == pytest.approx(1e-12) and nudge["eps_raw"][-1] == pytest.approx(1.0)
+
+
+def test_nudge_at_the_kink_no_step_helps_and_beside_it_only_a_shorter_one(data):
+    """What page 08 says of the knob at the ReLU's kink: at θ = 0 every ε leaves the central difference
+    off by a half (culpa's slope there is 0, the estimates straddle the kink); at θ = 0.05 a step shorter
+    than 0.05 gets the slope, a longer one crosses the kink and misses it."""
+    kink = data["nudge"]["kink"]
+    eps = data["nudge"]["eps_raw"]
+    at = kink["knobs"][kink["default_knob"]]
+    assert at["theta"]["en"] == "0.000" and at["raw_exact"] == 0.0
+    assert all(amount(c["error_central"]) >= 0.49 for c in at["cells"] if c["secant"] is not None)
+    beside = kink["knobs"][kink["default_knob"] + 1]
+    assert beside["theta"]["en"] == "0.050" and beside["raw_exact"] == 1.0
+    for e, cell in enumerate(beside["cells"]):
+        error = amount(cell["error_central"])
+        assert (error < 1e-4) if eps[e] < 0.04 else (error > 0.1) if eps[e] > 0.06 else True, (eps[e], error)
 
 
 def _pages_with_explorers():

@@ -57,8 +57,8 @@ def run(lesson: str, *sections: str, given: dict | None = None) -> dict:
 
 
 def _with_given(path: Path, parts: list, given: dict) -> list:
-    """The sections' code (as syntax trees) with each name of `given` assigned the given list (or text) instead
-    of the book's literal."""
+    """The sections' code (as syntax trees) with each name of `given` assigned the given list (or text)
+    instead of the book's literal."""
     left = dict(given)
     trees = []
     for name, code in parts:

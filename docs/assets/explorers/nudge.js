@@ -170,8 +170,11 @@
         pair[0].setAttribute("x1", pair[1][0][0]); pair[0].setAttribute("y1", pair[1][0][1]);
         pair[0].setAttribute("x2", pair[1][1][0]); pair[0].setAttribute("y2", pair[1][1][1]);
       });
-      fwdLine.setAttribute("points", points(k.curves.forward));
-      ctrLine.setAttribute("points", points(k.curves.central));
+      /* each estimate's curve joins its points of every ε (a step lost to rounding has none) */
+      [[fwdLine, 0], [ctrLine, 1]].forEach(function (pair) {
+        pair[0].setAttribute("points", points(k.cells.filter(function (c) { return c.at[pair[1]] !== null; })
+                                                 .map(function (c) { return c.at[pair[1]]; })));
+      });
       var where = data.eps_x[state.eps];
       if (!empty) {
         fwdDot.setAttribute("cx", cell.at[0][0]); fwdDot.setAttribute("cy", cell.at[0][1]);

@@ -203,19 +203,17 @@ def _view(kind: str, page, center: float, offsets) -> dict:
             value, exact = model.measure(float(theta))
             cells = []
             for exponent in EPS_EXPONENTS:
-                eps = 10.0**exponent
+                eps = float(10.0**exponent)  # a Python float, as a reader writes it: float32 steps stay float32
                 forward = model.estimate(float(theta), eps, "forward")
                 central = model.estimate(float(theta), eps, "central")
                 if forward is None or central is None:
                     cells.append({"forward": NONE, "central": NONE, "error_forward": NONE,
-                                  "error_central": NONE, "raw": [None, None], "secant": None,
-                                  "at": [None, None]})
+                                  "error_central": NONE, "secant": None, "at": [None, None]})
                     continue
                 err_f, err_c = abs(forward - exact), abs(central - exact)
                 cells.append({
                     "forward": text(forward, ".10f"), "central": text(central, ".10f"),
                     "error_forward": power(err_f), "error_central": power(err_c),
-                    "raw": [forward, central],  # for the tests' tolerance checks; never shown
                     "secant": [xy_l(theta - eps, model.value(float(theta) - eps)),
                                xy_l(theta + eps, model.value(float(theta) + eps))],
                     "at": [_xy_e(exponent, err_f), _xy_e(exponent, err_c)],
@@ -224,11 +222,7 @@ def _view(kind: str, page, center: float, offsets) -> dict:
             knobs.append({
                 "theta": text(theta, ".3f"), "loss": text(value, ".6f"), "exact": text(exact, ".10f"),
                 "raw_exact": exact, "point": xy_l(theta, value), "tangent": tangent, "cells": cells,
-                "curves": {
-                    "forward": [c["at"][0] for c in cells if c["at"][0] is not None],
-                    "central": [c["at"][1] for c in cells if c["at"][1] is not None],
-                },
-            })
+            })  # the error plot's two curves join the cells' points ("at"); raw_exact is for the tests
         grids[precision] = knobs
     return {
         "kind": kind,
@@ -317,7 +311,7 @@ def check(data: dict) -> list[str]:
             prefix = ("" if kind == KINDS[0] else f"{kind}, ") + ("" if precision == PRECISIONS[0]
                                                                    else f"{precision}, ")
             for k, e in sorted(places):
-                theta, eps = center + offsets[k], 10.0 ** EPS_EXPONENTS[e]
+                theta, eps = center + offsets[k], float(10.0 ** EPS_EXPONENTS[e])
                 knob = grid(data, precision, kind)[k]
                 value, exact = model.measure(float(theta))
                 forward = model.estimate(float(theta), eps, "forward")
