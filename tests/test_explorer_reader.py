@@ -312,7 +312,7 @@ def nudge_problems(data, theta, kind):
         same(f"{precision} L", knob["loss"], text(loss_value.item(), ".6f"))
         same(f"{precision} exact slope", knob["exact"], text(exact, ".10f"))
 
-        def of(t):
+        def of(t, tensor=tensor, index=index, loss=loss):
             tensor.data[index] = t.data[0]
             return loss()
 
@@ -321,7 +321,8 @@ def nudge_problems(data, theta, kind):
             for method in ("forward", "central"):
                 try:
                     start = culpa.Tensor(np.array([theta], dtype=np.dtype(precision)))
-                    found[method] = float(culpa.check.finite_difference(of, [start], eps=eps, method=method)[0][0])
+                    (slope,) = culpa.check.finite_difference(of, [start], eps=eps, method=method)
+                    found[method] = float(slope[0])
                 except ValueError:  # the step vanished in this precision
                     found[method] = None
             if None in found.values():
@@ -330,7 +331,8 @@ def nudge_problems(data, theta, kind):
                 continue
             for method, value in found.items():
                 same(f"{precision} ε {eps:g} {method}", cell[method], text(value, ".10f"))
-                same(f"{precision} ε {eps:g} {method} error", cell[f"error_{method}"], power(abs(value - exact)))
+                same(f"{precision} ε {eps:g} {method} error", cell[f"error_{method}"],
+                     power(abs(value - exact)))
     return problems
 
 

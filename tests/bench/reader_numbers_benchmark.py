@@ -1,14 +1,17 @@
-"""What the reader's numbers cost in an explorer (worked-example, page 03): a report, not a timed test.
+"""What the reader's numbers cost in each explorer (worked-example on page 03, blame on 04, nudge on 08): a
+report, not a timed test.
 
     PYTHONPATH=tests .venv/bin/python tests/bench/reader_numbers_benchmark.py [--runs 3] [--site DIR]
+        [--explorer NAME ...]
 
-Builds the site once (into a temporary folder; or serves --site, a built site), serves it, and opens page 03
-in Debian's chromium with the CPU slowed down 4× (Lighthouse's mobile preset) and at the machine's own speed.
+Builds the site once (into a temporary folder; or serves --site, a built site), serves it, and opens each
+explorer's page in Debian's chromium with the CPU slowed down 4× (Lighthouse's mobile preset) and at the
+machine's own speed.
 For each it prints, over --runs fresh browser contexts (the worst run, and the median):
 - cold: from pressing Compute to the explorer redrawn with culpa's answer, when Python is not loaded yet (the
   worker starts Pyodide, numpy, culpa's wheel and the exporters), and how soon the page said it was loading;
 - warm: the same for 10 more inputs once Python is there: Compute to redrawn (the "reader's numbers" measure
-  that assets/explorers/worked-example.js records), and the redraw alone.
+  that assets/explorers/start.js's reader records), and the redraw alone.
 The issue's budgets: progress shown at once, the cold answer within 4 s, a warm recompute and redraw within
 100 ms at 4× (#26).
 """
@@ -27,10 +30,19 @@ from pathlib import Path
 
 from support.site import build_site  # PYTHONPATH=tests: the suite's helper, as pytest finds it
 
-INPUTS = [("0.5", "2.5", "-1"), ("-5", "10", "0.5"), ("3", "3", "3"), ("1.25", "-0.75", "2"),
-          ("8", "-8", "0"), ("0.1", "0.2", "0.3"), ("-2", "-1", "-3"), ("4.5", "1", "-6"), ("0", "0", "1"),
-          ("2", "1", "0.1"), ("6", "5", "4")]
-BUSY = "() => !document.querySelector('[data-explorer=worked-example]').dataset.computing"
+EXPLORERS = {  # name -> (its page, 11 inputs as typed: the first cold, 10 warm)
+    "worked-example": ("03-worked-example/", [
+        ("0.5", "2.5", "-1"), ("-5", "10", "0.5"), ("3", "3", "3"), ("1.25", "-0.75", "2"), ("8", "-8", "0"),
+        ("0.1", "0.2", "0.3"), ("-2", "-1", "-3"), ("4.5", "1", "-6"), ("0", "0", "1"), ("2", "1", "0.1"),
+        ("6", "5", "4")]),
+    "blame": ("04-through-a-network/", [
+        ("1", "-1", "0.5", "2"), ("3", "0", "-2", "1"), ("-4", "4", "0", "0"), ("0.1", "0.2", "0.3", "0.4"),
+        ("9", "-9", "9", "-9"), ("0", "0", "0", "0"), ("2", "2", "-2", "-2"), ("0.5", "-1.2", "0.8", "2.5"),
+        ("-1", "-1", "-1", "-1"), ("5", "1", "0", "-3"), ("1.5", "2.5", "-0.5", "0")]),
+    "nudge": ("08-honest-habits/", [
+        ("0.001",), ("-1",), ("0.5",), ("2",), ("-0.25",), ("0",), ("1",), ("3",), ("-3",), ("0.01",),
+        ("-0.649",)]),
+}
 
 
 class QuietHandler(SimpleHTTPRequestHandler):
@@ -42,35 +54,37 @@ def measures(page, name: str) -> list[float]:
     return page.evaluate("(n) => performance.getEntriesByName(n).map((e) => e.duration)", name)
 
 
-def visit(browser, url: str, rate: int) -> dict:
+def visit(browser, url: str, rate: int, name: str) -> dict:
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     page = context.new_page()
     if rate > 1:
         context.new_cdp_session(page).send("Emulation.setCPUThrottlingRate", {"rate": rate})
     page.goto(url, wait_until="load")
-    root = page.locator('[data-explorer="worked-example"]').first
+    root = page.locator(f'[data-explorer="{name}"]').first
     root.scroll_into_view_if_needed()
-    page.wait_for_function("() => document.querySelector('[data-explorer=worked-example]').dataset.xpState"
-                           " === 'ready'", timeout=60_000)
+    page.wait_for_function("(n) => document.querySelector(`[data-explorer='${n}']`).dataset.xpState"
+                           " === 'ready'", arg=name, timeout=60_000)
     fields = root.locator(".xp-inputs input")
     status = root.locator(".xp-status")
+    busy = "(n) => !document.querySelector(`[data-explorer='${n}']`).dataset.computing"
+    inputs = EXPLORERS[name][1]
 
     def compute(values):
         for k, text in enumerate(values):
             fields.nth(k).fill(text)
-        fields.nth(2).press("Enter")
+        fields.nth(len(values) - 1).press("Enter")
 
-    compute(INPUTS[0])
+    compute(inputs[0])
     pressed = time.perf_counter()
     status.filter(has_text="…").wait_for(timeout=10_000)  # loading or computing, whichever the page says
     progress = time.perf_counter() - pressed
-    page.wait_for_function(BUSY, timeout=120_000)
-    cold = measures(page, "reader's numbers: worked-example")[-1]
-    for values in INPUTS[1:]:
+    page.wait_for_function(busy, arg=name, timeout=120_000)
+    cold = measures(page, f"reader's numbers: {name}")[-1]
+    for values in inputs[1:]:
         compute(values)
-        page.wait_for_function(BUSY, timeout=60_000)
-    warm = measures(page, "reader's numbers: worked-example")[1:]
-    drawn = measures(page, "reader's numbers drawn: worked-example")[1:]
+        page.wait_for_function(busy, arg=name, timeout=60_000)
+    warm = measures(page, f"reader's numbers: {name}")[1:]
+    drawn = measures(page, f"reader's numbers drawn: {name}")[1:]
     context.close()
     return {"progress": progress * 1000, "cold": cold, "warm": warm, "drawn": drawn}
 
@@ -90,6 +104,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--site", type=Path, help="a built site to serve instead of building one")
+    parser.add_argument("--explorer", choices=list(EXPLORERS), action="append",
+                        help="measure this explorer only (repeatable; all three by default)")
     args = parser.parse_args()
     from playwright.sync_api import sync_playwright
 
@@ -101,11 +117,12 @@ def main() -> int:
                 sys.exit(f"mkdocs build failed:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}")
         server = ThreadingHTTPServer(("127.0.0.1", 0), partial(QuietHandler, directory=str(site)))
         threading.Thread(target=server.serve_forever, daemon=True).start()
-        url = f"http://127.0.0.1:{server.server_port}/03-worked-example/"
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path="/usr/bin/chromium")
-            for rate, label in ((4, "CPU 4× slower"), (1, "machine's own speed")):
-                report(label, [visit(browser, url, rate) for _ in range(args.runs)])
+            for name in args.explorer or list(EXPLORERS):
+                url = f"http://127.0.0.1:{server.server_port}/{EXPLORERS[name][0]}"
+                for rate, label in ((4, "CPU 4× slower"), (1, "machine's own speed")):
+                    report(f"{name}, {label}", [visit(browser, url, rate, name) for _ in range(args.runs)])
             browser.close()
         server.shutdown()
     return 0

@@ -13,22 +13,26 @@ each page starts its own Python once, for all its inputs.
 
 from __future__ import annotations
 
+import itertools
 import random
 
+import numpy as np
 import pytest
 from test_explorers import (
     SHOWN_JS,
     blame_expected,
     multiset_problems,
+    nudge_expected,
     open_page,
     start,
     url,
     worked_example_expected,
 )
+from test_explorers_data import amount  # the number an explorer shows, read back from its text
 from visiting import find_chromium, in_ci
 
 from sitebuild import strings
-from sitebuild.explorers import blame
+from sitebuild.explorers import blame, nudge
 from sitebuild.explorers import worked_example as we
 from support.served import LANGS
 
@@ -113,6 +117,9 @@ def sessions(browser, served_site):
         # the blame explorer (page 04), in the same context: a Python of its own, for all its inputs
         tab.goto(url(served_site, lang, "04-through-a-network/"), wait_until="load")
         found[lang]["blame"] = drive_blame(tab, lang)
+        # the nudge explorer (page 08), likewise
+        tab.goto(url(served_site, lang, "08-honest-habits/"), wait_until="load")
+        found[lang]["nudge"] = drive_nudge(tab, lang)
         found[lang]["requests"] = list(requests)
         found[lang]["errors"] = list(tab.errors)
         context.close()
@@ -216,6 +223,58 @@ def test_every_request_stays_on_the_site_and_nothing_fails(sessions, lang):
     assert sessions[lang]["errors"] == [], sessions[lang]["errors"][:5]
 
 
+def nudge_cases(lang: str):
+    """The reader's θ for page 08, on each knob in turn: (θ as typed, θ, the knob)."""
+    rng = random.Random(f"nudge-{lang}")
+    for k in range(FEW):
+        theta = round(rng.uniform(-2, 2) / rng.choice([1, 10, 100]), rng.choice([2, 3, 4]))
+        typed = f"{theta}".replace("-", rng.choice(["-", "\u2212"]))
+        yield (typed.replace(".", ",") if lang == "pt" else typed), theta, nudge.KINDS[k % 2]
+
+
+READOUT_JS = """(root) => Object.fromEntries([...root.querySelectorAll('td[data-num]')]
+  .map((td) => [td.dataset.num, td.textContent.trim()]))"""
+
+
+def drive_nudge(tab, lang):
+    """Each θ typed on its knob (the knob's button pressed first: with the reader's θ shown, that computes
+    too), read at the default ε in float64 and in float32; then a letter; then Back to the book's numbers."""
+    root = start(tab, "nudge")
+    field = root.locator(".xp-inputs input")
+    precisions = root.locator(".xp-choice")
+    runs = []
+    for typed, theta, kind in nudge_cases(lang):
+        if root.get_attribute("data-kind") != kind:
+            root.locator(f'.xp-kind[data-kind="{kind}"]').focus()
+            tab.keyboard.press("Enter")
+            wait_answer(tab, "nudge")
+        field.fill(typed)
+        field.press("Enter")
+        wait_answer(tab, "nudge")
+        status, numbers = root.locator(".xp-status").text_content(), root.get_attribute("data-numbers")
+        shown = {}
+        for k, precision in enumerate(nudge.PRECISIONS):
+            precisions.nth(k).focus()
+            tab.keyboard.press("Enter")
+            shown[precision] = {**root.evaluate(SHOWN_JS), "cells": root.evaluate(READOUT_JS)}
+        precisions.first.focus()
+        tab.keyboard.press("Enter")
+        runs.append((typed, theta, kind, shown, status, numbers, root.get_attribute("data-kind")))
+    before = root.evaluate(SHOWN_JS)
+    field.fill("abc")
+    field.press("Enter")
+    wait_answer(tab, "nudge")
+    invalid = {"status": root.locator(".xp-status").text_content(), "shown": root.evaluate(SHOWN_JS),
+               "before": before, "marked": field.get_attribute("aria-invalid"),
+               "focus": tab.evaluate("document.activeElement.getAttribute('name')")}
+    root.locator(".xp-book").focus()
+    tab.keyboard.press("Enter")
+    restored = {"shown": root.evaluate(SHOWN_JS), "numbers": root.get_attribute("data-numbers"),
+                "field": field.input_value(), "kind": root.get_attribute("data-kind"),
+                "slider": root.locator("input[type=range]").first.is_enabled()}
+    return {"runs": runs, "invalid": invalid, "restored": restored}
+
+
 # ---- blame (page 04) ----
 @pytest.mark.parametrize("lang", LANGS)
 def test_blame_shows_what_cpython_culpa_computes_for_the_readers_input_and_activation(sessions, lang):
@@ -256,3 +315,84 @@ def test_blame_the_books_numbers_come_back(sessions, lang):
     data = blame.export()
     assert restored["fields"] == [v[lang] for v in data["inputs"]["x"]]
     assert restored["activation"] == "sigmoid"
+
+
+# ---- nudge (page 08) ----
+def nudge_view(data, kind):
+    """The exported data as the explorer shows it with `kind` picked."""
+    return data if data["kind"] == kind else {**data, **data[kind]}
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_nudge_shows_what_cpython_culpa_computes_at_the_readers_theta(sessions, lang):
+    problems = []
+    for k, (typed, theta, kind, shown, status, numbers, picked) in enumerate(sessions[lang]["nudge"]["runs"]):
+        data = nudge.export(theta, kind)
+        where = f"nudge, {lang}, case {k} (θ = {typed}, {kind})"
+        for precision in nudge.PRECISIONS:
+            problems += rounding_problems(f"{where}, {precision}", shown[precision], data, lang, precision)
+        if numbers != "reader" or picked != kind or status != strings.of(lang)["explorer-nudge"]["computed"]:
+            problems.append(f"{where}: data-numbers={numbers!r}, knob {picked!r}, status {status!r}")
+    assert not problems, "\n".join(problems[:10])
+
+
+def rounding_problems(where, shown, data, lang, precision):
+    """The nudge's readout against CPython's, to the precision's rounding. The page's NumPy (WebAssembly, its
+    own libm) rounds a network's sums, exp and tanh differently from this process's (SIMD kernels, BLAS), by
+    an ulp here and there; a finite difference divides those ulps by ε, so its last digits are rounding noise
+    on any machine. So each number must be CPython's exactly, or differ by no more than that noise: the loss
+    by a few ulps, the exact slope by a few ulps of the gradient, each estimate by the rounding error of its
+    two losses (8 u |L| / ε one-sided, 4 u |L| / ε central), each error by that plus the slope's, and the
+    last digit shown either way (the errors show two digits: 5 %)."""
+    knob = data["knobs" if precision == "float64" else f"knobs_{precision}"][0]
+    cell, eps = knob["cells"][data["default_eps"]], data["eps_raw"][data["default_eps"]]
+    u = float(np.finfo(np.dtype(precision)).eps)
+    loss, exact = amount(knob["loss"]), amount(knob["exact"])
+    slope = 64 * u * max(1.0, abs(exact)) + 5e-11
+    noise = {"forward": 8 * u * abs(loss) / eps + 5e-11, "central": 4 * u * abs(loss) / eps + 5e-11}
+    slack = {"loss": 4 * u * abs(loss) + 5e-7, "exact": slope, **noise,
+             "error_forward": noise["forward"] + slope, "error_central": noise["central"] + slope}
+    problems = [f"{where}: {text!r} is not shown" for text in
+                (f"θ = {knob['theta'][lang]}", f"ε = {data['epsilons'][data['default_eps']][lang]}")
+                if text not in shown["numbers"]]
+    for key, limit in slack.items():
+        want_text = (knob if key in ("loss", "exact") else cell)[key]
+        if shown["cells"][key] == want_text[lang]:
+            continue
+        text = shown["cells"][key].replace(".", "").replace(",", ".") if lang == "pt" else shown["cells"][key]
+        got, want = amount({"en": text}), amount(want_text)
+        if got is None or want is None or abs(got - want) > limit + (0.05 * want if "error" in key else 0):
+            problems.append(f"{where} {key}: shows {shown['cells'][key]}, CPython's culpa {want_text[lang]} "
+                            f"(± {limit:.1e})")
+    return problems
+
+
+def test_nudge_a_planted_difference_is_caught(sessions):
+    """A number beyond rounding, in either precision, on either knob, is caught; as computed, none is."""
+    runs = sessions["en"]["nudge"]["runs"][:2]  # one on each knob
+    for (_typed, theta, kind, shown, *_), precision in itertools.product(runs, nudge.PRECISIONS):
+        data = nudge.export(theta, kind)
+        assert rounding_problems("as computed", shown[precision], data, "en", precision) == []
+        knobs = data["knobs" if precision == "float64" else f"knobs_{precision}"]
+        knobs[0]["cells"][data["default_eps"]]["central"] = {"pt": "0,5000000000", "en": "0.5000000000"}
+        assert rounding_problems("planted", shown[precision], data, "en", precision), (kind, precision)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_nudge_a_field_culpa_cannot_read_is_named_and_changes_nothing(sessions, lang):
+    words = strings.of(lang)["explorer-nudge"]
+    invalid = sessions[lang]["nudge"]["invalid"]
+    said = words["problemNumber"].replace("{field}", words["theta"]).replace("{text}", "abc")
+    assert invalid["status"] == said + " " + words["unchanged"], invalid["status"]
+    assert invalid["shown"]["numbers"] == invalid["before"]["numbers"]
+    assert invalid["marked"] == "true" and invalid["focus"] == "theta", invalid
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_nudge_the_books_numbers_come_back(sessions, lang):
+    restored = sessions[lang]["nudge"]["restored"]
+    view = nudge_view(nudge.export(), restored["kind"])
+    expected, _ = nudge_expected(view, view["default_knob"], view["default_eps"], lang)
+    assert restored["numbers"] == "book" and restored["slider"], restored
+    assert sorted(restored["shown"]["numbers"]) == sorted(expected)
+    assert restored["field"] == view["theta"][lang]

@@ -235,7 +235,7 @@ SLIDERS_JS = """(root) => [...root.querySelectorAll('input[type=range]')].map((i
 }))"""
 
 
-def valuetext_problems(root, where, lang):
+def valuetext_problems(root, where, lang, knob_value="knobValue"):
     """Each slider's aria-valuetext says the value its <output> shows, in the page's words (strings'
     [explorer-nudge]): "peso θ = −0,649" for "θ = −0,649", "ε = 3,2 vezes 10 elevado a −7" for
     "ε = 3,2 × 10⁻⁷"; a screen reader then never hears the slider's bare index."""
@@ -246,7 +246,7 @@ def valuetext_problems(root, where, lang):
     theta = knob["shown"].removeprefix("θ = ")
     mantissa, _, ten = eps["shown"].removeprefix("ε = ").rpartition(" × ")
     exponent = ten.removeprefix("10").translate(SUPERSCRIPTS)
-    expected = [t["knobValue"].format(theta=theta),
+    expected = [t[knob_value].format(theta=theta),
                 t["epsValueTimes"].format(mantissa=mantissa, exponent=exponent) if mantissa
                 else t["epsValue"].format(exponent=exponent)]
     problems = []
@@ -261,11 +261,12 @@ def drive_nudge(tab, root, data, lang):
     problems = []
     knob, eps = root.locator("input[type=range]").nth(0), root.locator("input[type=range]").nth(1)
 
-    def look(k, e, where, precision="float64"):
+    def look(k, e, where, precision="float64", kind="smooth"):
         got = root.evaluate(SHOWN_JS)
-        shown, said = nudge_expected(data, k, e, lang, precision)
+        view = data if kind == "smooth" else {**data, **data[kind]}
+        shown, said = nudge_expected(view, k, e, lang, precision)
         return (multiset_problems(where, got["numbers"], shown) + said_problems(where, got["said"], said)
-                + valuetext_problems(root, where, lang))
+                + valuetext_problems(root, where, lang, "knobValue" if kind == "smooth" else "knobValueKink"))
 
     knob.focus()
     tab.keyboard.press("Home")
@@ -290,6 +291,29 @@ def drive_nudge(tab, root, data, lang):
     tab.keyboard.press("Home")
     for e in range(len(data["epsilons"])):
         problems += look(data["default_knob"], e, f"nudge ({lang}), float32, ε step {e + 1}", "float32")
+        tab.keyboard.press("ArrowRight")
+    # the knob at the kink, chosen with the keyboard: every ε at the kink itself (still float32), then every
+    # knob position in float64 at the default ε
+    root.locator(".xp-kind").nth(1).focus()
+    tab.keyboard.press("Enter")
+    if root.get_attribute("data-kind") != "kink":
+        problems.append(f"nudge ({lang}): Enter on the kink's button does not switch the knob")
+    kink = data["kink"]
+    eps.focus()
+    tab.keyboard.press("End")
+    for e in reversed(range(len(data["epsilons"]))):
+        problems += look(kink["default_knob"], e, f"nudge ({lang}), kink, float32, ε step {e + 1}", "float32",
+                         "kink")
+        tab.keyboard.press("ArrowLeft")
+    root.locator(".xp-choice").nth(0).focus()
+    tab.keyboard.press("Enter")
+    eps.focus()
+    for _ in range(data["default_eps"]):
+        tab.keyboard.press("ArrowRight")
+    knob.focus()
+    tab.keyboard.press("Home")
+    for k in range(len(kink["knobs"])):
+        problems += look(k, data["default_eps"], f"nudge ({lang}), kink, knob step {k + 1}", kind="kink")
         tab.keyboard.press("ArrowRight")
     return problems
 

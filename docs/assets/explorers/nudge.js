@@ -50,7 +50,7 @@
     /* the knob: the smooth one or the one at a kink; with the reader's θ, picking the other computes it there */
     var kindNames = { smooth: t.kindSmooth, kink: t.kindKink };
     var kinds = book.kinds.map(function (name) {
-      var b = el("button", { type: "button", class: "xp-button xp-choice xp-kind", "data-kind": name, "aria-pressed": "false" },
+      var b = el("button", { type: "button", class: "xp-button xp-kind", "data-kind": name, "aria-pressed": "false" },
                  [kindNames[name] || name]);
       b.addEventListener("click", function () {
         if (state.kind === name) return;

@@ -203,7 +203,7 @@ def _view(kind: str, page, center: float, offsets) -> dict:
             value, exact = model.measure(float(theta))
             cells = []
             for exponent in EPS_EXPONENTS:
-                eps = float(10.0**exponent)  # a Python float, as a reader writes it: float32 steps stay float32
+                eps = float(10.0**exponent)  # a Python float, as a reader writes it
                 forward = model.estimate(float(theta), eps, "forward")
                 central = model.estimate(float(theta), eps, "central")
                 if forward is None or central is None:
