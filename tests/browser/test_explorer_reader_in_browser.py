@@ -6,9 +6,12 @@ its last step, shows exactly the numbers that sitebuild/explorers/worked_example
 process for the same inputs; a field culpa cannot read is named in the page's language, marked invalid, and
 changes nothing; "Back to the book's numbers" brings the build's numbers back; every request stays on the
 site; the focus never falls to the page's <body>. A planted difference (one expected gradient altered) is
-caught. The same, in the same browser context, for a few inputs of the blame explorer (page 04: the input x
-and the activation) and of the nudge explorer (page 08: the knob's value, on the smooth knob or the kink):
-each page starts its own Python once, for all its inputs.
+caught. The same for a few inputs of the blame explorer (page 04: the input x and the activation) and of the
+nudge explorer (page 08: the knob's value, on the smooth knob or the kink), with one Python for all three:
+their roots, as the build wrote them on their own pages (the page's words, culpa's wheel), and their scripts
+are brought onto page 03 once the worked example is done, so that they ask the Python it started (a page's
+explorers share one; starting another costs seconds per page). tests/browser/test_explorers.py drives each
+explorer on its own page.
 """
 
 from __future__ import annotations
@@ -114,16 +117,44 @@ def sessions(browser, served_site):
                     "fields": [f.input_value() for f in root.locator(".xp-inputs input").all()]}
         found[lang] = {"before": before, "book": book, "runs": runs, "invalid": invalid, "restored": restored,
                        "requests": list(requests), "errors": list(tab.errors), "site": served_site.base}
-        # the blame explorer (page 04), in the same context: a Python of its own, for all its inputs
-        tab.goto(url(served_site, lang, "04-through-a-network/"), wait_until="load")
+        # the blame explorer (page 04) and the nudge explorer (page 08), brought here: the same Python
+        bring(tab, url(served_site, lang, "04-through-a-network/"), "blame")
         found[lang]["blame"] = drive_blame(tab, lang)
-        # the nudge explorer (page 08), likewise
-        tab.goto(url(served_site, lang, "08-honest-habits/"), wait_until="load")
+        bring(tab, url(served_site, lang, "08-honest-habits/"), "nudge")
         found[lang]["nudge"] = drive_nudge(tab, lang)
         found[lang]["requests"] = list(requests)
         found[lang]["errors"] = list(tab.errors)
         context.close()
     return found
+
+
+BRING_JS = """async ([address, name]) => {
+  const page = new DOMParser().parseFromString(await (await fetch(address)).text(), 'text/html');
+  const root = document.importNode(page.querySelector(`[data-explorer="${name}"]`), true);
+  for (const [attribute, many] of [['src', false], ['srcset', true], ['href', false]]) {
+    root.querySelectorAll(`[${attribute}]`).forEach((el) => {  // its figure's files, as from its own page
+      const value = el.getAttribute(attribute);
+      el.setAttribute(attribute, many ? value.split(',').map((part) => {
+        const [where, ...size] = part.trim().split(/\\s+/);
+        return [new URL(where, address).href, ...size].join(' ');
+      }).join(', ') : new URL(value, address).href);
+    });
+  }
+  document.querySelector('article').append(root);
+  const script = document.createElement('script');
+  const starter = document.querySelector('script[src*="explorers/start.js"]');
+  script.src = starter.src.replace('start.js', `${name}.js`);
+  await new Promise((done, failed) => {
+    script.onload = done;
+    script.onerror = failed;
+    document.head.append(script);
+  });
+}"""
+
+
+def bring(tab, address, name):
+    """The explorer `name` of the page at `address`, its root and its script, onto the page open in `tab`."""
+    tab.evaluate(BRING_JS, [address, name])
 
 
 def blame_cases(lang: str):

@@ -23,6 +23,7 @@ its curve centred on θ), as the page in the reader's browser does.
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -54,6 +55,14 @@ def _page():
 
 
 def _kink_page():
+    """Page 08's kink section (after new_op, which it uses), run once per version of the lesson: each
+    KinkKnob copies what it changes, and the reader's recomputes in the page skip its gradchecks."""
+    version = (lessons.LESSONS / "honest_habits.py").stat().st_mtime_ns
+    return _kink_page_of(version)
+
+
+@functools.cache
+def _kink_page_of(_version: int):
     return lessons.run("honest_habits.py", "new_op", "kink")
 
 
@@ -237,12 +246,14 @@ def _view(kind: str, page, center: float, offsets) -> dict:
 
 def export(theta=None, kind=None) -> dict:
     """Everything the explorer shows: the book's grids of both knobs, or the reader's θ on one knob."""
-    pages = {"smooth": _page(), "kink": _kink_page()}
+    pages = {"smooth": _page, "kink": _kink_page}  # run only the lesson of the knob shown
     if theta is None:  # the book: both knobs, each on its grid around the lesson's value
-        views = {k: _view(k, pages[k], _lesson_theta(k, pages[k]), OFFSETS if k == "smooth" else KINK_OFFSETS)
-                 for k in KINDS}
+        views = {}
+        for k in KINDS:
+            page = pages[k]()
+            views[k] = _view(k, page, _lesson_theta(k, page), OFFSETS if k == "smooth" else KINK_OFFSETS)
     else:  # the reader's θ, on the knob they chose, alone
-        views = {kind: _view(kind, pages[kind], float(theta), [0.0])}
+        views = {kind: _view(kind, pages[kind](), float(theta), [0.0])}
     first, *others = list(views.values())
     w, h, pad = PLOT_E["width"], PLOT_E["height"], PLOT_E["pad"]
     return {
