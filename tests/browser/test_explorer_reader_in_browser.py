@@ -297,7 +297,15 @@ def drive_nudge(tab, lang):
     wait_answer(tab, "nudge")
     invalid = {"status": root.locator(".xp-status").text_content(), "shown": root.evaluate(SHOWN_JS),
                "before": before, "marked": field.get_attribute("aria-invalid"),
-               "focus": tab.evaluate("document.activeElement.getAttribute('name')")}
+               "focus": tab.evaluate("document.activeElement.getAttribute('name')"),
+               "kind": root.get_attribute("data-kind")}
+    # the other knob, asked for with that letter still there: the same message, and still nothing changes
+    other = next(k for k in nudge.KINDS if k != invalid["kind"])
+    root.locator(f'.xp-kind[data-kind="{other}"]').focus()
+    tab.keyboard.press("Enter")
+    wait_answer(tab, "nudge")
+    invalid["other"] = {"status": root.locator(".xp-status").text_content(), "shown": root.evaluate(SHOWN_JS),
+                        "kind": root.get_attribute("data-kind")}
     root.locator(".xp-book").focus()
     tab.keyboard.press("Enter")
     restored = {"shown": root.evaluate(SHOWN_JS), "numbers": root.get_attribute("data-numbers"),
@@ -417,6 +425,9 @@ def test_nudge_a_field_culpa_cannot_read_is_named_and_changes_nothing(sessions, 
     assert invalid["status"] == said + " " + words["unchanged"], invalid["status"]
     assert invalid["shown"]["numbers"] == invalid["before"]["numbers"]
     assert invalid["marked"] == "true" and invalid["focus"] == "theta", invalid
+    other = invalid["other"]
+    assert other["status"] == invalid["status"] and other["kind"] == invalid["kind"], other
+    assert other["shown"]["numbers"] == invalid["before"]["numbers"]
 
 
 @pytest.mark.parametrize("lang", LANGS)

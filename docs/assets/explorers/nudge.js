@@ -54,8 +54,13 @@
                  [kindNames[name] || name]);
       b.addEventListener("click", function () {
         if (state.kind === name) return;
+        if (inputs.mine()) {  /* the reader's θ on the other knob: culpa computes it (the knob changes with its answer) */
+          state.asked = name;
+          inputs.compute();  /* the form reads its fields now (extra), before culpa answers */
+          state.asked = null;
+          return;
+        }
         state.kind = name;
-        if (inputs.mine()) { inputs.compute(); return; }  /* the reader's θ on the other knob: culpa computes it */
         inputs.fields.theta.value = view().theta[lang];
         state.knob = view().default_knob;
         state.announce = true;
@@ -123,10 +128,10 @@
     function yourNumbers() {
       return X.reader(root, NAME, t, lang, book, {
         fields: [{ name: "theta", label: t.theta || "θ", value: view().theta[lang] }],
-        extra: function () { return { kind: state.kind }; },
-        show: function (next) {
+        extra: function () { return { kind: state.asked || state.kind }; },
+        show: function (next, yours) {
           data = next;
-          state.kind = data.kinds.indexOf(state.kind) >= 0 ? state.kind : data.kind;
+          state.kind = yours ? data.kind : state.kind;  /* the reader's: the knob culpa computed; the book's: both */
           state.knob = view().default_knob;
           state.announce = true;
           render();
