@@ -1,7 +1,8 @@
 """The interactive explorers, used in Chromium as a reader would, against culpa's own export.
 
 Each explorer (`worked-example` on page 03 and on the home page, `nudge` on page 08, `blame` on page 04)
-is driven with the keyboard only, in both languages: every step (every slider stop for `nudge`) is visited,
+is driven with the keyboard only, in both languages: every step (every slider stop for `nudge`, on its smooth
+knob and on its knob at a kink) is visited,
 and every number the explorer shows, and every number it announces in its aria-live region, is compared
 with what sitebuild/explorers/ exports from culpa in this test process, in the page's number format. A
 planted change in the served data (one gradient altered) must make that comparison fail, naming the
