@@ -205,16 +205,24 @@ def test_nothing_of_python_loads_before_the_reader_asks(sessions, lang):
     assert any(PYODIDE in u for u in sessions[lang]["requests"]), "the reader's numbers never loaded Python"
 
 
+def last_step_problems(name, lang, runs, export, expected):
+    """Each run (typed, first, second, shown, status, numbers) of a stepping explorer: at its last step the
+    page shows what export(first, second) computes here, and says culpa computed the reader's numbers."""
+    problems = []
+    for k, (typed, first, second, shown, status, numbers) in enumerate(runs):
+        data = export(first, second)
+        want, _ = expected(data, len(data["steps"]) - 1, lang)
+        where = f"{name}, {lang}, case {k} ({typed}, {second})"
+        problems += multiset_problems(where, shown["numbers"], want)
+        if numbers != "reader" or status != strings.of(lang)[f"explorer-{name}"]["computed"]:
+            problems.append(f"{where}: data-numbers={numbers!r}, status {status!r}")
+    return problems
+
+
 @pytest.mark.parametrize("lang", LANGS)
 def test_the_page_shows_what_cpython_culpa_computes_for_the_readers_numbers(sessions, lang):
-    problems = []
-    for k, (typed, z, observed, shown, status, numbers) in enumerate(sessions[lang]["runs"]):
-        data = we.export(z, observed)
-        expected, _ = worked_example_expected(data, len(data["steps"]) - 1, lang)
-        where = f"{lang}, case {k} (z = {typed}, class {observed})"
-        problems += multiset_problems(where, shown["numbers"], expected)
-        if numbers != "reader" or status != strings.of(lang)["explorer-worked-example"]["computed"]:
-            problems.append(f"{where}: data-numbers={numbers!r}, status {status!r}")
+    problems = last_step_problems("worked-example", lang, sessions[lang]["runs"], we.export,
+                                  worked_example_expected)
     assert not problems, "\n".join(problems[:10])
 
 
@@ -226,14 +234,19 @@ def test_a_planted_difference_is_caught(sessions):
     assert multiset_problems("planted", shown["numbers"], expected)
 
 
-@pytest.mark.parametrize("lang", LANGS)
-def test_a_field_culpa_cannot_read_is_named_and_changes_nothing(sessions, lang):
-    words = strings.of(lang)["explorer-worked-example"]
-    invalid = sessions[lang]["invalid"]
-    said = words["problemNumber"].replace("{field}", "z₀").replace("{text}", "abc")
+def check_unread(name, lang, invalid, label, field):
+    """A letter typed in `field` (labelled `label`): culpa's message in the page's words, the field marked
+    and focused, and every number as it was."""
+    words = strings.of(lang)[f"explorer-{name}"]
+    said = words["problemNumber"].replace("{field}", label).replace("{text}", "abc")
     assert invalid["status"] == said + " " + words["unchanged"], invalid["status"]
     assert invalid["shown"]["numbers"] == invalid["before"]["numbers"]
-    assert invalid["marked"] == "true" and invalid["focus"] == "z0", invalid
+    assert invalid["marked"] == "true" and invalid["focus"] == field, invalid
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_field_culpa_cannot_read_is_named_and_changes_nothing(sessions, lang):
+    check_unread("worked-example", lang, sessions[lang]["invalid"], "z₀", "z0")
 
 
 @pytest.mark.parametrize("lang", LANGS)
@@ -317,14 +330,8 @@ def drive_nudge(tab, lang):
 # ---- blame (page 04) ----
 @pytest.mark.parametrize("lang", LANGS)
 def test_blame_shows_what_cpython_culpa_computes_for_the_readers_input_and_activation(sessions, lang):
-    problems = []
-    for k, (typed, x, activation, shown, status, numbers) in enumerate(sessions[lang]["blame"]["runs"]):
-        data = blame.export(x, activation)
-        expected, _ = blame_expected(data, len(data["steps"]) - 1, lang, data["knob"])
-        where = f"blame, {lang}, case {k} (x = {typed}, {activation})"
-        problems += multiset_problems(where, shown["numbers"], expected)
-        if numbers != "reader" or status != strings.of(lang)["explorer-blame"]["computed"]:
-            problems.append(f"{where}: data-numbers={numbers!r}, status {status!r}")
+    problems = last_step_problems("blame", lang, sessions[lang]["blame"]["runs"], blame.export,
+                                  lambda data, last, lang: blame_expected(data, last, lang, data["knob"]))
     assert not problems, "\n".join(problems[:10])
 
 
@@ -338,12 +345,7 @@ def test_blame_a_planted_difference_is_caught(sessions):
 
 @pytest.mark.parametrize("lang", LANGS)
 def test_blame_a_field_culpa_cannot_read_is_named_and_changes_nothing(sessions, lang):
-    words = strings.of(lang)["explorer-blame"]
-    invalid = sessions[lang]["blame"]["invalid"]
-    said = words["problemNumber"].replace("{field}", "x₀").replace("{text}", "abc")
-    assert invalid["status"] == said + " " + words["unchanged"], invalid["status"]
-    assert invalid["shown"]["numbers"] == invalid["before"]["numbers"]
-    assert invalid["marked"] == "true" and invalid["focus"] == "x0", invalid
+    check_unread("blame", lang, sessions[lang]["blame"]["invalid"], "x₀", "x0")
 
 
 @pytest.mark.parametrize("lang", LANGS)
@@ -419,12 +421,8 @@ def test_nudge_a_planted_difference_is_caught(sessions):
 
 @pytest.mark.parametrize("lang", LANGS)
 def test_nudge_a_field_culpa_cannot_read_is_named_and_changes_nothing(sessions, lang):
-    words = strings.of(lang)["explorer-nudge"]
     invalid = sessions[lang]["nudge"]["invalid"]
-    said = words["problemNumber"].replace("{field}", words["theta"]).replace("{text}", "abc")
-    assert invalid["status"] == said + " " + words["unchanged"], invalid["status"]
-    assert invalid["shown"]["numbers"] == invalid["before"]["numbers"]
-    assert invalid["marked"] == "true" and invalid["focus"] == "theta", invalid
+    check_unread("nudge", lang, invalid, strings.of(lang)["explorer-nudge"]["theta"], "theta")
     other = invalid["other"]
     assert other["status"] == invalid["status"] and other["kind"] == invalid["kind"], other
     assert other["shown"]["numbers"] == invalid["before"]["numbers"]
