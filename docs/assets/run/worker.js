@@ -18,6 +18,7 @@
  *
  * Messages in:  {type: "run", id, code, name, lab, words: {noInput, noClose, plotSubset}}
  *               {type: "explore", id, name, fields, typeset}  (JSON texts: the reader's fields, TeX -> index)
+ *               {type: "check", id, exercise, answer, lang, words}  (a checked exercise; words: JSON text)
  * Messages out: {type: "status", text}          loading steps
  *               {type: "ready"}                  Python, numpy and culpa are loaded
  *               {type: "out", id, stream, text}  printed text, "stdout" or "stderr", as it is written
@@ -26,6 +27,7 @@
  *                                                 for a narrow screen) and its words
  *               {type: "done", id, ok, cancelled, dropped: {stdout, stderr: {chars, lines}}}
  *               {type: "explored", id, answer}   explore()'s JSON text; or {type: "explored", id, error}
+ *               {type: "checked", id, answer}    the verdict, JSON text; or {type: "checked", id, error}
  *               {type: "failed", error}          Python could not be loaded
  * Stop is run.js terminating this worker and starting a fresh one: nothing here needs to cooperate.
  */
@@ -258,6 +260,21 @@ function explore(message) {
   });
 }
 
+// A checked exercise (assets/exercises/check.js): its checker is served with the explorers' files, so the
+// first "check" writes them in as "explore" does, then sitebuild.exercises.check_json answers with the verdict.
+function check(message) {
+  queued(async (state) => {
+    try {
+      if (!state.explore) state.explore = await installExplorers(state.pyodide);
+      if (!state.check) state.check = state.pyodide.runPython("from sitebuild.exercises import check_json\ncheck_json");
+      const answer = state.check(message.exercise, message.answer, message.lang, message.words);
+      self.postMessage({ type: "checked", id: message.id, answer });
+    } catch (error) {
+      self.postMessage({ type: "checked", id: message.id, error: String(error && error.message ? error.message : error) });
+    }
+  });
+}
+
 // One message at a time, in order, once Python is loaded (if it could not be, "failed" was posted).
 let queue = Promise.resolve();
 function queued(task) {
@@ -267,6 +284,7 @@ function queued(task) {
 self.onmessage = (event) => {
   const message = event.data;
   if (message.type === "explore") return explore(message);
+  if (message.type === "check") return check(message);
   if (message.type !== "run") return;
   if (message.words) words = message.words;
   queued(async (state) => {

@@ -156,6 +156,10 @@ def in_page_sources(project: Project) -> dict[str, bytes]:
         modules.append(script)
         inputs = explorers.declared_inputs(snippets / script)
         modules += [str(Path(path).relative_to("snippets")) for path in inputs]
+    modules.append("sitebuild/exercises.py")  # checked exercises (sitebuild/steps/exercises.py): the same way
+    for script in sorted((snippets / "lessons" / "exercises").glob("*.py")):
+        modules.append(str(script.relative_to(snippets)))
+        modules += [str(Path(path).relative_to("snippets")) for path in explorers.declared_inputs(script)]
     return {path: (snippets / path).read_bytes() for path in dict.fromkeys(modules)}
 
 

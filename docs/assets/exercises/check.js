@@ -1,0 +1,123 @@
+/* Checked exercises: the reader's answer, judged by culpa in this page.
+   Loaded by the page's small inline script (sitebuild/steps/exercises.py) on the reader's first focus, press
+   or submit inside an exercise, never before; what the reader submitted before this script was there is in
+   window.culpaExercisesPending, replayed here.
+   Check sends the field's text as typed to a Web Worker running Pyodide (assets/run/worker.js, started from a
+   blob: bootstrap as Run and the explorers start theirs, culpa's wheel from the root's data-wheel), message
+   "check"; the worker runs sitebuild/exercises.check_json, whose verdict (right, wrong with the element that
+   differs and the mistake by name, or what is malformed) is worded by Python, numbers included, in the page's
+   language: this script only shows it, in the exercise's status line (role=status, announced).
+   Hint reveals the exercise's next hidden hint and moves the focus to it; after the last, the button says so. */
+(function () {
+  "use strict";
+  var BASE = document.currentScript.src;
+  var LOAD_TIMEOUT_MS = 120000;  /* as Run: a busy phone takes about 20 s to load Python */
+  var python = { worker: null, ready: false, waiting: {}, next: 0 };
+
+  function words(root) {  /* data-t-next-hint="..." is t.nextHint */
+    var t = {};
+    Object.keys(root.dataset).forEach(function (k) {
+      if (k.indexOf("t") === 0 && k.length > 1) t[k.charAt(1).toLowerCase() + k.slice(2)] = root.dataset[k];
+    });
+    return t;
+  }
+  function language() {
+    return (document.documentElement.getAttribute("lang") || "en").slice(0, 2) === "pt" ? "pt" : "en";
+  }
+
+  function giveUp(message) {
+    var waiting = python.waiting;
+    if (python.worker) python.worker.terminate();
+    python.worker = null;
+    python.ready = false;
+    python.waiting = {};
+    Object.keys(waiting).forEach(function (id) { clearTimeout(waiting[id].timer); waiting[id].reject(new Error(message)); });
+  }
+
+  function worker(root) {
+    if (python.worker) return python.worker;
+    var url = new URL("../run/worker.js", BASE);
+    url.searchParams.set("wheel", root.dataset.wheel || "");
+    var boot = "self.culpaWorkerURL = " + JSON.stringify(url.href) + ";\nimportScripts(self.culpaWorkerURL);\n";
+    var w = python.worker = new Worker(URL.createObjectURL(new Blob([boot], { type: "text/javascript" })));
+    w.onerror = function (event) {
+      event.preventDefault();
+      if (python.worker === w) giveUp(event.message || "worker.js");
+    };
+    w.onmessage = function (event) {
+      var m = event.data, waiting = python.waiting[m.id];
+      if (python.worker !== w) return;
+      if (m.type === "ready") python.ready = true;
+      else if (m.type === "failed") giveUp(m.error);
+      else if (m.type === "checked" && waiting) {
+        delete python.waiting[m.id];
+        clearTimeout(waiting.timer);
+        if (m.error) {
+          console.error("exercise's Python: " + m.error);  /* the whole traceback, for whoever debugs */
+          waiting.reject(new Error(m.error.trim().split("\n").pop()));
+        } else waiting.resolve(JSON.parse(m.answer));
+      }
+    };
+    return w;
+  }
+
+  function ask(root, text) {
+    return new Promise(function (resolve, reject) {
+      var w = worker(root), id = ++python.next;
+      var timer = setTimeout(function () { giveUp("timeout"); }, LOAD_TIMEOUT_MS);
+      python.waiting[id] = { resolve: resolve, reject: reject, timer: timer };
+      w.postMessage({ type: "check", id: id, exercise: root.dataset.exercise, answer: text, lang: language(),
+                      words: JSON.stringify(words(root)) });
+    });
+  }
+
+  function say(root, text, verdict) {
+    var status = root.querySelector(".ex-verdict");
+    root.dataset.verdict = verdict;
+    status.textContent = "";  /* the same verdict twice is announced twice */
+    setTimeout(function () { status.textContent = text; }, 50);
+  }
+
+  function submit(form) {
+    var root = form.closest(".exercise"), field = form.querySelector(".ex-answer"), t = words(root);
+    if (root.dataset.checking) return;
+    root.dataset.checking = "true";
+    say(root, python.ready ? t.checking : t.loading, "checking");
+    ask(root, field.value).then(function (answer) {
+      say(root, answer.message, answer.verdict);
+      if (answer.verdict === "malformed") field.setAttribute("aria-invalid", "true");
+      else field.removeAttribute("aria-invalid");
+    }, function (error) {
+      say(root, t.failed.replace("{error}", error.message), "failed");
+    }).then(function () { delete root.dataset.checking; });
+  }
+
+  function hint(button) {
+    var root = button.closest(".exercise"), t = words(root);
+    if (button.getAttribute("aria-disabled") === "true") return;
+    var next = root.querySelector(".ex-hints > li[hidden]");
+    if (next) {
+      next.hidden = false;
+      next.setAttribute("tabindex", "-1");
+      next.focus();
+    }
+    var left = root.querySelector(".ex-hints > li[hidden]");
+    button.textContent = left ? t.nextHint : t.noMoreHints;
+    if (!left) button.setAttribute("aria-disabled", "true");
+  }
+
+  document.addEventListener("submit", function (event) {
+    if (!event.target.closest(".exercise")) return;
+    event.preventDefault();
+    submit(event.target);
+  });
+  document.addEventListener("click", function (event) {
+    var button = event.target.closest && event.target.closest(".exercise .ex-hint");
+    if (button) hint(button);
+  });
+  window.culpaExercises = { ask: ask };
+  (window.culpaExercisesPending || []).splice(0).forEach(function (target) {
+    if (target.classList.contains("ex-hint")) hint(target);
+    else submit(target);
+  });
+})();
