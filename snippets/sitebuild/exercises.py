@@ -44,14 +44,20 @@ _NUMBER = re.compile(r"[+\-]?(\d+([.,]\d*)?|[.,]\d+)([eE][+\-]?\d+)?")
 @dataclass(frozen=True)
 class Exercise:
     """One checked exercise. `answer()` and every function of `mistakes` return the numbers (a list or an
-    array of `size` numbers) culpa computes: right, and under each mistake (a mistake may have several
-    answers: the order a reader went through a sum, say)."""
+    array of `size` numbers) culpa computes: right, and under each mistake (a tuple of them where a mistake
+    has several answers: the order a reader went through a sum, say)."""
 
     size: int
-    atol: float  # how far each number may be from culpa's and still be right (a reader's rounding)
+    decimals: int  # the decimal places the page asks for: a number that far from culpa's is right
     answer: Callable[[], object]
     mistakes: dict[str, Callable[[], object]] = field(default_factory=dict)
     example: float = 0.25  # how the "not a number" message shows a number
+
+    @property
+    def atol(self) -> float:
+        """How far each number may be from culpa's and still be right: half a unit of the last decimal
+        place the page asks for (a reader's rounding), and a little more (a rounded intermediate)."""
+        return 0.6 * 10.0 ** -self.decimals
 
 
 _modules: dict[str, object] = {}

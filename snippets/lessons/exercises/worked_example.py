@@ -45,7 +45,7 @@ def probabilities():
 # ---- exercise 1: dL/dz when the observed class is the third (index 2) ----
 CLASS = 2
 class_two = Exercise(
-    size=3, atol=6e-4,
+    size=3, decimals=3,
     answer=lambda: logits_grad(CLASS),
     mistakes={
         "delta": probabilities,  # p where p - y belongs
@@ -57,7 +57,7 @@ class_two = Exercise(
 
 # ---- exercise 2: a batch of two copies, both of class 0: the first row of the gradient ----
 batch_row = Exercise(
-    size=3, atol=6e-4,
+    size=3, decimals=3,
     answer=lambda: logits_grad(page()[1], batch=2),
     mistakes={
         "batch-mean": lambda: logits_grad(page()[1], batch=2, mean=False),  # p - y: the 1/2 left out
@@ -84,7 +84,7 @@ def blame_h(weight, rows=(0, 1)):
 
 
 square_layer = Exercise(
-    size=2, atol=5e-3,
+    size=2, decimals=1,
     answer=lambda: blame_h(W_SQUARE),
     mistakes={
         "transpose": lambda: blame_h(np.transpose(W_SQUARE)),  # W delta where W^T delta belongs

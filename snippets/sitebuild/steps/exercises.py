@@ -88,13 +88,13 @@ def on_page_content(html_text: str, page, lang: str, wheel: str) -> str:
         rest = inner[prompt.end():]
         hints = HINTS.match(rest) if rest.strip() else None
         if rest.strip() and hints is None:
-            raise PluginError(f"exercises: {page.file.src_uri}, exercise {exercise_id!r}: after its paragraph, "
-                              "only a numbered list of hints may follow")
+            raise PluginError(f"exercises: {page.file.src_uri}, exercise {exercise_id!r}: after its "
+                              "paragraph, only a numbered list of hints may follow")
         count += 1
         label = f"ex-{count}"
         attrs = "".join(f' data-t-{_kebab(k)}="{html.escape(v, quote=True)}"' for k, v in words.items())
         script = get_relative_url("assets/exercises/check.js", page.url)
-        items = "".join(f'<li hidden>{item}</li>' for item in ITEM.findall(hints.group(1))) if hints else ""
+        items = "".join(f"<li hidden>{item}</li>" for item in ITEM.findall(hints.group(1) if hints else ""))
         hint_list = (f'<ol class="ex-hints">{items}</ol>'
                      f'<button type="button" class="md-button ex-hint">{html.escape(words["hint"])}</button>'
                      if items else "")

@@ -1,0 +1,236 @@
+"""Checked exercises (sitebuild/exercises.py, the checkers in snippets/lessons/exercises/), in CPython.
+
+The page runs the same checkers in Pyodide (tests/browser/test_exercises_in_browser.py). Here, for every
+checked exercise, in both languages:
+- culpa's answer, typed as a reader of either language types it (decimal comma or point, `;` or `,` between
+  numbers, NumPy's brackets, a true minus), is right;
+- each recognised mistake, planted as a reader who makes it would type it (culpa's answer under that mistake,
+  rounded to the decimals the page asks for), is named, and no other;
+- a wrong answer that is no known mistake gets the element that differs most and by how much, and no name;
+- what is not an answer (empty, text, too few or too many numbers) gets a message naming the problem;
+- culpa's answer is what the exercise's solution on the page computes, and no two answers of an exercise
+  (right, mistakes) are close enough to be taken for one another;
+- the files the build serves for the page's Python are all the checkers need (no matplotlib, no MkDocs);
+- the build step turns a marked exercise into its controls, and refuses an exercise without a checker.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import re
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+from sitebuild import exercises, strings
+from sitebuild.numbers import number
+from sitebuild.project import LANGS, Project
+from sitebuild.steps import exercises as step
+from sitebuild.steps import explorers as explorers_step
+from support.pages import ROOT, load_page
+
+IDS = exercises.ids()
+PAGES = {"worked_example": "03-worked-example.md", "through_a_network": "04-through-a-network.md"}
+# what each exercise's solution on its page computes: culpa's answer must be it
+SOLUTIONS = {
+    "worked_example/class-two": "z3.grad",
+    "worked_example/batch-row": "batch.grad[0]",
+    "worked_example/square-layer": "h_sq.grad",
+    "through_a_network/tanh-delta": "delta_t[2]",
+    "through_a_network/batch-bias": "batch_net.layers[2].bias.grad",
+}
+
+
+def typed(values, lang: str, decimals: int, style: int = 0) -> str:
+    """Numbers as a reader of `lang` types them; `style` picks one of the ways each language is written."""
+    texts = [f"{v:.{decimals}f}" for v in np.ravel(values)]
+    if lang == "pt":
+        texts = [t.replace(".", ",") for t in texts]
+        ways = ["; ".join(texts), " ".join(texts).replace("-", "\u2212"), "(" + ";".join(texts) + ")"]
+        return ways[style % 3]
+    return [", ".join(texts), "[" + "  ".join(texts) + "]", " ".join(texts)][style % 3]
+
+
+def verdict(exercise_id: str, text: str, lang: str) -> dict:
+    return exercises.check(exercise_id, text, lang, strings.of(lang)["exercises"])
+
+
+def answers(compute) -> list[np.ndarray]:
+    found = compute()
+    return [np.ravel(a) for a in (found if isinstance(found, tuple) else (found,))]
+
+
+def test_every_page_exercise_has_a_solution_to_compare_with():
+    assert sorted(SOLUTIONS) == sorted(IDS)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("exercise_id", IDS)
+def test_culpas_answer_typed_either_way_is_right(exercise_id, lang):
+    ex = exercises.exercise(exercise_id)
+    right = np.ravel(ex.answer())
+    for style in range(3):
+        text = typed(right, lang, ex.decimals, style)
+        said = verdict(exercise_id, text, lang)
+        assert said["verdict"] == "right", (text, said)
+        assert said["message"] == strings.of(lang)["exercises"]["right"]
+    # the other language's decimal mark is read too (a reader with an en keyboard on a pt page)
+    other = "en" if lang == "pt" else "pt"
+    assert verdict(exercise_id, typed(right, other, ex.decimals), lang)["verdict"] == "right"
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("exercise_id", IDS)
+def test_each_planted_mistake_is_named(exercise_id, lang):
+    ex = exercises.exercise(exercise_id)
+    words = strings.of(lang)["exercises"]
+    assert ex.mistakes, f"{exercise_id}: no mistake to recognise"
+    for k, (name, compute) in enumerate(ex.mistakes.items()):
+        for wrong in answers(compute):
+            text = typed(wrong, lang, ex.decimals, style=k)
+            said = verdict(exercise_id, text, lang)
+            assert said["verdict"] == "wrong" and said["mistakes"] == [name], (name, text, said)
+            assert words[exercises._key(name)] in said["message"], said["message"]
+            assert said["message"].startswith(words["wrong"].split("{")[0].rstrip()[:8]), said["message"]
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("exercise_id", IDS)
+def test_an_unrelated_wrong_answer_gets_the_element_and_no_name(exercise_id, lang):
+    ex = exercises.exercise(exercise_id)
+    words = strings.of(lang)["exercises"]
+    wrong = np.round(np.ravel(ex.answer()), ex.decimals)
+    index = ex.size - 1
+    off = round(0.37, ex.decimals)  # far from the answer, and from every mistake's
+    wrong[index] -= off
+    said = verdict(exercise_id, typed(wrong, lang, ex.decimals), lang)
+    assert said["verdict"] == "wrong" and said["mistakes"] == [], said
+    expected = (words["wrong"].replace("{differ}", "1").replace("{count}", str(ex.size))
+                .replace("{index}", str(index)).replace("{side}", words["below"]))
+    by = re.escape(expected).replace(re.escape("{by}"), r"(\S+)")
+    found = re.fullmatch(by, said["message"])
+    assert found, (said["message"], expected)
+    assert found.group(1) == number(off, ".3g", lang), found.group(1)
+    assert not any(words[exercises._key(name)] in said["message"] for name in ex.mistakes)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_what_is_not_an_answer_is_named(lang):
+    exercise_id = "worked_example/class-two"
+    words = strings.of(lang)["exercises"]
+    cases = {
+        "": ("empty", words["empty"].replace("{count}", "3")),
+        "   ": ("empty", words["empty"].replace("{count}", "3")),
+        "abc": ("number", None),
+        "0,5; x; 1": ("number", None),
+        "p - y": ("number", None),
+        "0.5, 0.2": ("count", words["count"].replace("{count}", "3").replace("{got}", "2")),
+        "1; 2; 3; 4": ("count", words["count"].replace("{count}", "3").replace("{got}", "4")),
+    }
+    for text, (problem, message) in cases.items():
+        said = verdict(exercise_id, text, lang)
+        assert said["verdict"] == "malformed" and said["problem"] == problem, (text, said)
+        assert said["mistakes"] == []
+        if message is not None:
+            assert said["message"] == message, (text, said["message"])
+        else:
+            bad = {"abc": "abc", "0,5; x; 1": "x", "p - y": "p"}[text]
+            assert said["message"].startswith(words["notNumber"].split("{text}")[0] + bad), said["message"]
+
+
+@pytest.mark.parametrize("exercise_id", IDS)
+def test_no_two_answers_of_an_exercise_can_be_taken_for_one_another(exercise_id):
+    """A diagnosis names one mistake: every mistake's answer is more than twice the tolerance away from the
+    right answer and from every other mistake's, in at least one number."""
+    ex = exercises.exercise(exercise_id)
+    found = [("right", np.ravel(ex.answer()))]
+    found += [(name, a) for name, compute in ex.mistakes.items() for a in answers(compute)]
+    for i, (a_name, a) in enumerate(found):
+        assert a.size == ex.size, a_name
+        for b_name, b in found[i + 1:]:
+            if a_name != b_name:
+                assert np.max(np.abs(a - b)) > 2 * ex.atol, f"{exercise_id}: {a_name} ~ {b_name}"
+
+
+def page_namespace(lesson: str) -> dict:
+    """Every Python block of the page (en), run in order in one namespace, as a reader pasting them."""
+    page = load_page("en", PAGES[lesson])
+    namespace = {"__name__": "__main__"}
+    printing = np.get_printoptions()
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            for block in page.python_blocks:
+                if not any("skip" in str(mark) for mark in block.marks):
+                    exec(compile(block.code, str(page.path), "exec"), namespace)
+    finally:
+        np.set_printoptions(**printing)
+    return namespace
+
+
+@pytest.mark.parametrize("lesson", sorted(PAGES))
+def test_culpas_answer_is_what_the_pages_solution_computes(lesson):
+    namespace = page_namespace(lesson)
+    for exercise_id in [i for i in IDS if i.startswith(lesson + "/")]:
+        solution = np.ravel(eval(SOLUTIONS[exercise_id], namespace))
+        answer = np.ravel(exercises.exercise(exercise_id).answer())
+        assert np.allclose(answer, solution, atol=1e-12), exercise_id
+
+
+def test_a_planted_difference_from_the_solution_is_caught():
+    namespace = page_namespace("worked_example")
+    solution = np.ravel(eval(SOLUTIONS["worked_example/class-two"], namespace)) + 1e-9
+    assert not np.allclose(np.ravel(exercises.exercise("worked_example/class-two").answer()), solution,
+                           atol=1e-12, rtol=0)
+
+
+def test_the_served_files_are_all_the_checkers_need(tmp_path):
+    served = explorers_step.in_page_sources(Project(ROOT))
+    assert {"sitebuild/exercises.py", "lessons/exercises/worked_example.py",
+            "lessons/exercises/through_a_network.py"} <= set(served)
+    for path, source in served.items():
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_bytes(source)
+    (tmp_path / "culpa").symlink_to(ROOT / "snippets" / "culpa")  # culpa, as its wheel installs it
+    words = json.dumps(strings.of("pt")["exercises"])
+    asked = [(i, "1; 2; 3; 4"[: 3 * exercises.exercise(i).size - 2]) for i in IDS]
+    script = textwrap.dedent(f"""
+        import json, sys
+        sys.path[:0] = [{str(tmp_path)!r}]
+        sys.modules["matplotlib"] = None  # not in the page's Python: importing it fails
+        sys.modules["mkdocs"] = None
+        from sitebuild.exercises import check_json
+        import sitebuild
+        assert sitebuild.__file__.startswith({str(tmp_path)!r}), sitebuild.__file__
+        print(json.dumps([json.loads(check_json(i, text, "pt", {words!r})) for i, text in {asked!r}]))
+    """)
+    ran = subprocess.run([sys.executable, "-I", "-c", script], capture_output=True, text=True, cwd=tmp_path,
+                         timeout=120)
+    assert ran.returncode == 0, ran.stderr[-2000:]
+    assert json.loads(ran.stdout) == [verdict(i, text, "pt") for i, text in asked]
+
+
+class FakePage:
+    class file:  # noqa: N801 (MkDocs' page.file.src_uri)
+        src_uri = "pt/03-worked-example.md"
+
+    url = "03-worked-example/"
+
+
+def test_the_build_step_makes_the_controls_and_refuses_an_unknown_exercise():
+    marked = ('<div class="exercise" data-exercise="worked_example/class-two">\n<p>Type it</p>\n'
+              "<ol>\n<li>First</li>\n<li>Second</li>\n</ol>\n</div>")
+    made = step.on_page_content(marked, FakePage, "pt", "culpa/w.whl")
+    assert made.count("<li hidden>") == 2 and 'aria-labelledby="ex-1"' in made and 'role="status"' in made
+    assert 'data-script="../assets/exercises/check.js"' in made and 'data-t-check="Verificar"' in made
+    assert 'data-exercise="worked_example/class-two"' in made
+    with pytest.raises(Exception, match="no exercise 'nope'"):
+        step.on_page_content(marked.replace("class-two", "nope"), FakePage, "pt", "culpa/w.whl")
+    with pytest.raises(Exception, match="must start with a paragraph"):
+        step.on_page_content(marked.replace("<p>Type it</p>", ""), FakePage, "pt", "culpa/w.whl")
+    page = step.on_post_page("<html><body>" + made + "</body></html>")
+    assert "culpaExercisesPending" in page and step.on_post_page("<body></body>") == "<body></body>"
