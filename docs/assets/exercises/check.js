@@ -71,11 +71,13 @@
     });
   }
 
+  var saying = new WeakMap();  /* each exercise's words about to be said */
   function say(root, text, verdict) {
     var status = root.querySelector(".ex-verdict");
+    clearTimeout(saying.get(root));
     root.dataset.verdict = verdict;
-    status.textContent = "";  /* the same verdict twice is announced twice */
-    setTimeout(function () { status.textContent = text; }, 50);
+    status.textContent = "";  /* emptied first: the same verdict twice is announced twice */
+    saying.set(root, setTimeout(function () { status.textContent = text; }, 50));
   }
 
   function submit(form) {

@@ -1,0 +1,208 @@
+"""Checked exercises in Chromium (sitebuild/steps/exercises.py, assets/exercises/check.js), against CPython.
+
+One browser context and one Pyodide per language: pt on page 03, en on page 04 (both pages' markup in both
+languages is checked without Python). With the keyboard only, as a reader: nothing of the check (check.js,
+Pyodide) is fetched before the reader touches an exercise; then, in each exercise of the page, culpa's
+answer typed in the page's language, a planted mistake and garbage are checked by pressing Check from the
+keyboard, and the announced verdict (role=status) is exactly what sitebuild/exercises.check says in this test
+process, in the page's language; hints reveal one at a time, the focus on each, and the button then says there
+are no more. On a 390 px phone nothing scrolls sideways; axe finds no serious or critical violation in either
+palette; every request stays on the site. Screenshots, desktop and phone, light and dark, land in
+tests/screenshots/.
+"""
+
+from __future__ import annotations
+
+import pytest
+from test_explorers import open_page
+from visiting import ADOPT_CSS, DESKTOP, PHONE, SCREENSHOTS, axe_source, find_chromium, in_ci
+
+from sitebuild import exercises, strings
+from support.served import LANGS
+
+if find_chromium() is None and not in_ci():
+    pytest.skip("browser tests skipped: no Chromium", allow_module_level=True)
+
+PAGES = {"worked_example": "03-worked-example/", "through_a_network": "04-through-a-network/"}
+DRIVEN = {"pt": "worked_example", "en": "through_a_network"}  # the page each language's Pyodide checks on
+PLANTED = {"worked_example": "sign", "through_a_network": "batch-mean"}  # mistakes a reader would make
+CHECK_MS = 180_000  # the first check loads Python in the page (a busy machine: tens of seconds)
+PYODIDE = "/assets/vendor/pyodide/"
+CHECKER = "/assets/exercises/check.js"
+
+
+def typed(values, lang: str, decimals: int) -> str:
+    texts = [f"{float(v):.{decimals}f}" for v in values]
+    return "; ".join(t.replace(".", ",") for t in texts) if lang == "pt" else ", ".join(texts)
+
+
+def cases(lesson: str, lang: str):
+    """(exercise id, what the reader types) for each exercise of the page: right, a mistake, garbage."""
+    for exercise_id in exercises.ids():
+        if not exercise_id.startswith(lesson + "/"):
+            continue
+        ex = exercises.exercise(exercise_id)
+        right = typed(ex.answer(), lang, ex.decimals)
+        name = PLANTED[lesson] if PLANTED[lesson] in ex.mistakes else next(iter(ex.mistakes))
+        wrong = ex.mistakes[name]()
+        wrong = typed(wrong[0] if isinstance(wrong, tuple) else wrong, lang, ex.decimals)
+        yield exercise_id, [right, wrong, "abc"]
+
+
+def check_with_keyboard(tab, root, text):
+    """Type the answer, Tab to Check and press Enter; the verdict once it is there."""
+    field = root.locator(".ex-answer")
+    field.focus()
+    field.press("Control+a")
+    field.press("Delete")
+    tab.keyboard.type(text)
+    tab.keyboard.press("Tab")
+    focused = tab.evaluate("document.activeElement.className")
+    tab.keyboard.press("Enter")
+    tab.wait_for_function("(r) => ['right', 'wrong', 'malformed', 'failed'].includes(r.dataset.verdict)"
+                          " && !r.dataset.checking && r.querySelector('.ex-verdict').textContent",
+                          arg=root.element_handle(), timeout=CHECK_MS)
+    return {"said": root.locator(".ex-verdict").text_content(), "verdict": root.get_attribute("data-verdict"),
+            "focused": focused, "invalid": field.get_attribute("aria-invalid")}
+
+
+def hints(tab, root):
+    """Press Hint from the keyboard until it says there are none left: what is shown after each press."""
+    seen = []
+    button = root.locator(".ex-hint")
+    for _ in range(root.locator(".ex-hints > li").count()):
+        button.focus()
+        tab.keyboard.press("Enter")
+        tab.wait_for_timeout(50)
+        shown = root.evaluate("(r) => [...r.querySelectorAll('.ex-hints > li')].map((i) => !i.hidden)")
+        seen.append({"shown": shown,
+                     "focus_on_hint": tab.evaluate("document.activeElement.tagName") == "LI",
+                     "button": button.text_content(), "disabled": button.get_attribute("aria-disabled")})
+    return seen
+
+
+def shoot(tab, root, name):
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    for palette in ("default", "slate"):
+        tab.evaluate("(s) => document.body.setAttribute('data-md-color-scheme', s)", palette)
+        tab.wait_for_timeout(50)
+        light = "light" if palette == "default" else "dark"
+        root.screenshot(path=str(SCREENSHOTS / f"exercise-{name}-{light}.png"))
+    tab.evaluate("() => document.body.setAttribute('data-md-color-scheme', 'default')")
+
+
+@pytest.fixture(scope="module")
+def sessions(browser, served_site):
+    found = {}
+    for lang in LANGS:
+        lesson = DRIVEN[lang]
+        context, tab = open_page(browser, served_site, lang, PAGES[lesson])
+        requests = []
+        tab.on("request", lambda r, into=requests: into.append(r.url))
+        tab.wait_for_timeout(300)
+        # what the page fetched since it opened
+        loaded = tab.evaluate("performance.getEntriesByType('resource').map((e) => e.name)")
+        before = [u for u in loaded + requests if PYODIDE in u or CHECKER in u]
+        checks, hinted = [], []
+        for exercise_id, texts in cases(lesson, lang):
+            root = tab.locator(f'.exercise[data-exercise="{exercise_id}"]')
+            root.scroll_into_view_if_needed()
+            for text in texts:
+                checks.append((exercise_id, text, check_with_keyboard(tab, root, text)))
+            hinted.append((exercise_id, hints(tab, root)))
+        first = tab.locator(".exercise").first
+        shoot(tab, first, f"{lang}-desktop")
+        tab.set_viewport_size(PHONE)
+        tab.wait_for_timeout(200)
+        phone = tab.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+        first.scroll_into_view_if_needed()
+        shoot(tab, first, f"{lang}-phone")
+        tab.set_viewport_size(DESKTOP)
+        tab.evaluate(axe_source())  # as DevTools does: the page's policy refuses an inline script
+        tab.evaluate(ADOPT_CSS, "*, *::before, *::after { transition: none !important; }")
+        violations = []
+        for palette in ("default", "slate"):
+            tab.evaluate("(s) => document.body.setAttribute('data-md-color-scheme', s)", palette)
+            tab.wait_for_timeout(50)
+            result = tab.evaluate("async () => { const out = [];"
+                                  " for (const r of document.querySelectorAll('.exercise'))"
+                                  " out.push(await axe.run(r, {resultTypes: ['violations']})); return out; }")
+            violations += [f"{palette}: {v['id']} ({v['impact']}): {v['help']}"
+                           for r in result for v in r["violations"] if v["impact"] in ("serious", "critical")]
+        # both pages' controls, in this language, without Python
+        markup = {}
+        for other, path in PAGES.items():
+            tab.goto(served_site.base + (path if lang == "pt" else f"en/{path}"), wait_until="load")
+            markup[other] = tab.evaluate(
+                "() => [...document.querySelectorAll('.exercise')].map((r) => ({id: r.dataset.exercise,"
+                " label: document.getElementById(r.querySelector('.ex-answer')"
+                ".getAttribute('aria-labelledby')).textContent.trim(),"
+                " check: r.querySelector('.ex-check').textContent,"
+                " hints: r.querySelectorAll('.ex-hints > li[hidden]').length, visible: r.offsetHeight > 0}))")
+        found[lang] = {"before": before, "checks": checks, "hints": hinted, "phone": phone,
+                       "violations": violations, "markup": markup, "requests": list(requests),
+                       "errors": list(tab.errors), "site": served_site.base}
+        context.close()
+    return found
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_nothing_of_the_check_loads_before_the_reader_touches_an_exercise(sessions, lang):
+    assert sessions[lang]["before"] == [], sessions[lang]["before"][:3]
+    requests = sessions[lang]["requests"]
+    assert any(CHECKER in u for u in requests) and any(PYODIDE in u for u in requests)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_announced_verdict_is_what_cpython_culpa_says(sessions, lang):
+    words = strings.of(lang)["exercises"]
+    problems = []
+    for exercise_id, text, shown in sessions[lang]["checks"]:
+        expected = exercises.check(exercise_id, text, lang, words)
+        if shown["said"] != expected["message"] or shown["verdict"] != expected["verdict"]:
+            problems.append(f"{lang} {exercise_id} {text!r}: page {shown['verdict']} {shown['said']!r}, "
+                            f"CPython {expected['verdict']} {expected['message']!r}")
+        if "ex-check" not in shown["focused"]:
+            problems.append(f"{lang} {exercise_id}: Tab from the field reached {shown['focused']!r}")
+        if (shown["invalid"] == "true") != (expected["verdict"] == "malformed"):
+            problems.append(f"{lang} {exercise_id} {text!r}: aria-invalid={shown['invalid']!r}")
+    verdicts = [exercises.check(i, t, lang, words) for i, t, _ in sessions[lang]["checks"]]
+    assert {v["verdict"] for v in verdicts} == {"right", "wrong", "malformed"}
+    assert all(v["mistakes"] for v in verdicts if v["verdict"] == "wrong"), "a planted mistake went unnamed"
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_hints_reveal_one_at_a_time(sessions, lang):
+    words = strings.of(lang)["exercises"]
+    for exercise_id, seen in sessions[lang]["hints"]:
+        total = len(seen)
+        assert total >= 2, exercise_id
+        for k, after in enumerate(seen):
+            assert after["shown"] == [i <= k for i in range(total)], (exercise_id, k, after)
+            assert after["focus_on_hint"], (exercise_id, k)
+            last = k == total - 1
+            assert after["button"] == (words["noMoreHints"] if last else words["nextHint"]), after
+            assert (after["disabled"] == "true") == last, after
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_both_pages_show_their_exercises_in_the_pages_language(sessions, lang):
+    words = strings.of(lang)["exercises"]
+    for lesson, shown in sessions[lang]["markup"].items():
+        ids = [i for i in exercises.ids() if i.startswith(lesson + "/")]
+        assert [r["id"] for r in shown] == ids, (lesson, shown)
+        for r in shown:
+            assert r["visible"] and r["check"] == words["check"] and r["hints"] >= 2 and r["label"], r
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_phone_width_accessibility_and_the_network(sessions, lang):
+    width, viewport = sessions[lang]["phone"]
+    assert width <= viewport, f"the page scrolls sideways on a phone: {width} > {viewport}"
+    assert not sessions[lang]["violations"], sessions[lang]["violations"]
+    site = sessions[lang]["site"]
+    elsewhere = [u for u in sessions[lang]["requests"]
+                 if not u.startswith(site) and not u.startswith(("blob:", "data:"))]
+    assert elsewhere == [], elsewhere[:5]
+    assert sessions[lang]["errors"] == [], sessions[lang]["errors"][:5]
