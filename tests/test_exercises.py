@@ -225,6 +225,7 @@ def test_the_build_step_makes_the_controls_and_refuses_an_unknown_exercise():
     marked = ('<div class="exercise" data-exercise="worked_example/class-two">\n<p>Type it</p>\n'
               "<ol>\n<li>First</li>\n<li>Second</li>\n</ol>\n</div>")
     made = step.on_page_content(marked, FakePage, "pt", "culpa/w.whl")
+    assert "<strong>Dica 2:</strong> Second" in made
     assert made.count("<li hidden>") == 2 and 'aria-labelledby="ex-1"' in made and 'role="status"' in made
     assert 'data-script="../assets/exercises/check.js"' in made and 'data-t-check="Verificar"' in made
     assert 'data-exercise="worked_example/class-two"' in made

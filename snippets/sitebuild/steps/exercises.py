@@ -14,7 +14,8 @@ A page marks a checked exercise, between the exercise's statement and its collap
 `worked_example/class-two` names the checker: EXERCISES["class-two"] of snippets/lessons/exercises/
 worked_example.py (sitebuild/exercises.py). on_page_content turns the div into the exercise's controls: the
 paragraph becomes the label of a text field, Check ("Verificar") submits it, the verdict goes to a status line
-(role=status, announced), the hints are hidden and "Dica"/"Hint" reveals them one at a time. The root gets
+(role=status, announced), the hints are hidden, each titled "Dica 1:", "Dica 2:", ..., and the button
+"Dica"/"Hint" reveals them one at a time. The root gets
 the words of [exercises] in the page's language as data-t-* attributes (as an explorer's root does), culpa's
 wheel's path (data-wheel) and the checker script's address (data-script). Without JavaScript, and in print,
 the whole div is hidden (site.css: `.no-js .exercise`), and the solution below it is the page as before.
@@ -94,7 +95,8 @@ def on_page_content(html_text: str, page, lang: str, wheel: str) -> str:
         label = f"ex-{count}"
         attrs = "".join(f' data-t-{_kebab(k)}="{html.escape(v, quote=True)}"' for k, v in words.items())
         script = get_relative_url("assets/exercises/check.js", page.url)
-        items = "".join(f"<li hidden>{item}</li>" for item in ITEM.findall(hints.group(1) if hints else ""))
+        items = "".join(f'<li hidden><strong>{html.escape(words["hint"])} {n}:</strong> {item}</li>'
+                        for n, item in enumerate(ITEM.findall(hints.group(1) if hints else ""), start=1))
         hint_list = (f'<ol class="ex-hints">{items}</ol>'
                      f'<button type="button" class="md-button ex-hint">{html.escape(words["hint"])}</button>'
                      if items else "")
