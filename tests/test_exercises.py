@@ -35,14 +35,17 @@ from sitebuild.steps import explorers as explorers_step
 from support.pages import ROOT, load_page
 
 IDS = exercises.ids()
-PAGES = {"worked_example": "03-worked-example.md", "through_a_network": "04-through-a-network.md"}
+PAGES = {"worked_example": "03-worked-example.md", "through_a_network": "04-through-a-network.md",
+         "honest_habits": "08-honest-habits.md", "branching": "05-branching.md"}
 # what each exercise's solution on its page computes: culpa's answer must be it
 SOLUTIONS = {
     "worked_example/class-two": "z3.grad",
     "worked_example/batch-row": "batch.grad[0]",
-    "worked_example/square-layer": "h_sq.grad",
     "through_a_network/tanh-delta": "delta_t[2]",
     "through_a_network/batch-bias": "batch_net.layers[2].bias.grad",
+    "honest_habits/cube-slope": "x_fd.grad",
+    "branching/w-squared": "w.grad",
+    "branching/square-layer": "h_sq.grad",
 }
 
 
@@ -57,7 +60,7 @@ def typed(values, lang: str, decimals: int, style: int = 0) -> str:
 
 
 def verdict(exercise_id: str, text: str, lang: str) -> dict:
-    return exercises.check(exercise_id, text, lang, strings.of(lang)["exercises"])
+    return exercises.check(exercise_id, text, lang)
 
 
 def answers(compute) -> list[np.ndarray]:
@@ -110,8 +113,9 @@ def test_an_unrelated_wrong_answer_gets_the_element_and_no_name(exercise_id, lan
     wrong[index] -= off
     said = verdict(exercise_id, typed(wrong, lang, ex.decimals), lang)
     assert said["verdict"] == "wrong" and said["mistakes"] == [], said
-    expected = (words["wrong"].replace("{differ}", "1").replace("{count}", str(ex.size))
-                .replace("{index}", str(index)).replace("{side}", words["below"]))
+    expected = (words["wrong" if ex.size > 1 else "wrongOne"].replace("{differ}", "1")
+                .replace("{count}", str(ex.size)).replace("{index}", str(index))
+                .replace("{side}", words["below"]))
     by = re.escape(expected).replace(re.escape("{by}"), r"(\S+)")
     found = re.fullmatch(by, said["message"])
     assert found, (said["message"], expected)
@@ -141,6 +145,16 @@ def test_what_is_not_an_answer_is_named(lang):
         else:
             bad = {"abc": "abc", "0,5; x; 1": "x", "p - y": "p"}[text]
             assert said["message"].startswith(words["notNumber"].split("{text}")[0] + bad), said["message"]
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_one_number_answer_says_one_number(lang):
+    words = strings.of(lang)["exercises"]
+    assert verdict("honest_habits/cube-slope", "", lang)["message"] == words["emptyOne"]
+    said = verdict("honest_habits/cube-slope", "3,6; 3,7" if lang == "pt" else "3.6, 3.7", lang)
+    assert said["problem"] == "count" and said["message"] == words["countOne"].replace("{got}", "2")
+    said = verdict("honest_habits/cube-slope", "3,5" if lang == "pt" else "3.5", lang)
+    assert said["message"].startswith(words["wrongOne"].split("{")[0]), said["message"]
 
 
 @pytest.mark.parametrize("exercise_id", IDS)
@@ -196,7 +210,6 @@ def test_the_served_files_are_all_the_checkers_need(tmp_path):
         (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / path).write_bytes(source)
     (tmp_path / "culpa").symlink_to(ROOT / "snippets" / "culpa")  # culpa, as its wheel installs it
-    words = json.dumps(strings.of("pt")["exercises"])
     asked = [(i, "1; 2; 3; 4"[: 3 * exercises.exercise(i).size - 2]) for i in IDS]
     script = textwrap.dedent(f"""
         import json, sys
@@ -206,7 +219,7 @@ def test_the_served_files_are_all_the_checkers_need(tmp_path):
         from sitebuild.exercises import check_json
         import sitebuild
         assert sitebuild.__file__.startswith({str(tmp_path)!r}), sitebuild.__file__
-        print(json.dumps([json.loads(check_json(i, text, "pt", {words!r})) for i, text in {asked!r}]))
+        print(json.dumps([json.loads(check_json(i, text, "pt")) for i, text in {asked!r}]))
     """)
     ran = subprocess.run([sys.executable, "-I", "-c", script], capture_output=True, text=True, cwd=tmp_path,
                          timeout=120)
@@ -224,14 +237,15 @@ class FakePage:
 def test_the_build_step_makes_the_controls_and_refuses_an_unknown_exercise():
     marked = ('<div class="exercise" data-exercise="worked_example/class-two">\n<p>Type it</p>\n'
               "<ol>\n<li>First</li>\n<li>Second</li>\n</ol>\n</div>")
-    made = step.on_page_content(marked, FakePage, "pt", "culpa/w.whl")
-    assert "<strong>Dica 2:</strong> Second" in made
+    config = '<script type="application/json" id="run-config">{}</script>'
+    made = step.on_page_content(marked + config, FakePage, "pt")
     assert made.count("<li hidden>") == 2 and 'aria-labelledby="ex-1"' in made and 'role="status"' in made
-    assert 'data-script="../assets/exercises/check.js"' in made and 'data-t-check="Verificar"' in made
+    assert 'data-t-next-hint="Outra dica"' in made
+    assert "data-t-mistake" not in made  # the verdicts' words come with the checkers, not in the page
     assert 'data-exercise="worked_example/class-two"' in made
     with pytest.raises(Exception, match="no exercise 'nope'"):
-        step.on_page_content(marked.replace("class-two", "nope"), FakePage, "pt", "culpa/w.whl")
+        step.on_page_content(marked.replace("class-two", "nope") + config, FakePage, "pt")
     with pytest.raises(Exception, match="must start with a paragraph"):
-        step.on_page_content(marked.replace("<p>Type it</p>", ""), FakePage, "pt", "culpa/w.whl")
-    page = step.on_post_page("<html><body>" + made + "</body></html>")
-    assert "culpaExercisesPending" in page and step.on_post_page("<body></body>") == "<body></body>"
+        step.on_page_content(marked.replace("<p>Type it</p>", "") + config, FakePage, "pt")
+    with pytest.raises(Exception, match="no Python block"):
+        step.on_page_content(marked, FakePage, "pt")

@@ -11,16 +11,16 @@ the text looks like something: diagnoses are computed, not string-matched.
 An exercise's id, as a page writes it (`data-exercise="worked_example/class-two"`), is its lesson file's
 name and the exercise's name.
 
-    check(exercise, text, lang, words) -> {"verdict": "right" | "wrong" | "malformed",
-                                          "mistakes": [names], "message": the sentence to announce}
+    check(exercise, text, lang) -> {"verdict": "right" | "wrong" | "malformed",
+                                    "mistakes": [names], "message": the sentence to announce}
 
-`words` is the table [exercises] of sitebuild/strings/<lang>.toml: the page sends it from its exercise's root
-(data-t-* attributes, sitebuild/steps/exercises.py), the tests pass strings.of(lang)["exercises"]; every
-number in the message is written here, in the page's language (sitebuild/numbers.py).
-`check_json` is the page's entry (assets/run/worker.js, message "check"): JSON text in and out.
+The message is worded from the table [exercises] of sitebuild/strings/<lang>.toml, every number in it written
+here, in the page's language (sitebuild/numbers.py). `check_json` is the page's entry (assets/run/worker.js,
+message "check"): the verdict as a JSON text.
 
-No matplotlib or MkDocs here: the page's Python (Pyodide) imports this module and the checkers, served with
-the explorers' files under assets/explorers/py/ (sitebuild/steps/explorers.py, in_page_sources).
+No matplotlib or MkDocs here: the page's Python (Pyodide) imports this module, the checkers and the strings
+files, served with the explorers' files under assets/explorers/py/ (sitebuild/steps/explorers.py,
+in_page_sources), so that the page's words are the tests' words, and none of them weighs on the page.
 """
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ from pathlib import Path
 
 import numpy as np
 
+from sitebuild import strings
 from sitebuild.numbers import number, sequence
 
 CHECKERS = Path(__file__).resolve().parent.parent / "lessons" / "exercises"
@@ -51,7 +52,7 @@ class Exercise:
     decimals: int  # the decimal places the page asks for: a number that far from culpa's is right
     answer: Callable[[], object]
     mistakes: dict[str, Callable[[], object]] = field(default_factory=dict)
-    example: float = 0.25  # how the "not a number" message shows a number
+    example: float = -0.25  # how the "not a number" message shows a number
 
     @property
     def atol(self) -> float:
@@ -146,12 +147,14 @@ def _write(value: float, lang: str) -> str:
     return number(float(value), ".3g", lang)
 
 
-def check(exercise_id: str, text: str, lang: str, words: dict) -> dict:
-    """The verdict on the reader's answer `text` to the exercise, worded in `lang` from `words`."""
+def check(exercise_id: str, text: str, lang: str) -> dict:
+    """The verdict on the reader's answer `text` to the exercise, worded in `lang`."""
+    words = strings.of(lang)["exercises"]
     ex = exercise(exercise_id)
     got, problem = read(text, ex.size)
     if problem is not None:
         key = {"empty": "empty", "number": "notNumber", "count": "count"}[problem["problem"]]
+        key += "One" if ex.size == 1 and key != "notNumber" else ""
         message = _fill(words[key], count=ex.size, got=problem.get("got", ""), text=problem.get("text", ""),
                         example=number(ex.example, "", lang))
         return {"verdict": "malformed", "problem": problem["problem"], "mistakes": [], "message": message}
@@ -173,9 +176,9 @@ def check(exercise_id: str, text: str, lang: str, words: dict) -> dict:
     return {"verdict": "wrong", "mistakes": mistakes, "message": message}
 
 
-def check_json(exercise_id: str, text: str, lang: str, words: str) -> str:
-    """check() for the page's worker: the words as a JSON text, the verdict as one."""
-    return json.dumps(check(exercise_id, text, lang, json.loads(words)), ensure_ascii=False)
+def check_json(exercise_id: str, text: str, lang: str) -> str:
+    """check() for the page's worker: the verdict as a JSON text."""
+    return json.dumps(check(exercise_id, text, lang), ensure_ascii=False)
 
 
 def _key(mistake: str) -> str:

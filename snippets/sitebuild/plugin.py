@@ -120,7 +120,7 @@ class SitePlugin(BasePlugin):
         html = page_code.on_page_content(html, page, config, lang)  # the page's code as a .py, linked
         html = report_mistake.on_page_content(html, page, config, lang, self.project.root)  # at its end
         html = run_blocks.on_page_content(html, page, config, self.wheel)  # Run, Stop, Reset under code
-        html = exercises.on_page_content(html, page, lang, self.wheel.path)  # answer, Check, hints
+        html = exercises.on_page_content(html, page, lang)  # answer field, Check and hints
         html = images.on_page_content(html, page, files)  # every <img> sized; lazy below the first screen
         html = self.formulas.typeset(html, page)  # every formula KaTeX's HTML (a plain copy for search)
         return offscreen.mark_offscreen(html)  # blocks far from the screen skipped by the browser
@@ -150,7 +150,6 @@ class SitePlugin(BasePlugin):
         output = self.alternates.absolute(output, page, config)  # hreflang links as full URLs
         output = a11y_words.on_post_page(output, page_language(page))  # a11y.js's words, the page's language
         output = theme_words.on_post_page(output, page_language(page), page.file.src_uri)  # ¶ and copy words
-        output = exercises.on_post_page(output)  # checked exercises: a script that waits for the reader
         return self.explorers.load_scripts(output, page, self.wheel.path)  # each explorer's script, its pages
 
     # ---- the built site --------------------------------------------------------------------------------

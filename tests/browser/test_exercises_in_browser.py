@@ -1,14 +1,15 @@
 """Checked exercises in Chromium (sitebuild/steps/exercises.py, assets/exercises/check.js), against CPython.
 
-One browser context and one Pyodide per language: pt on page 03, en on page 04 (both pages' markup in both
-languages is checked without Python). With the keyboard only, as a reader: nothing of the check (check.js,
-Pyodide) is fetched before the reader touches an exercise; then, in each exercise of the page, culpa's
-answer typed in the page's language, a planted mistake and garbage are checked by pressing Check from the
-keyboard, and the announced verdict (role=status) is exactly what sitebuild/exercises.check says in this test
-process, in the page's language; hints reveal one at a time, the focus on each, and the button then says there
-are no more. On a 390 px phone nothing scrolls sideways; every request stays on the site. Screenshots, desktop
-and phone, light and dark, land in tests/screenshots/. axe-core sees the exercises' controls on every page
-visit (tests/browser/test_pages_in_browser.py); a run of it here, in both palettes, cost 50 s.
+One browser context and one Pyodide per language: pt on page 03, en on page 04 (the markup of every page with
+exercises, 03, 04, 05 and 08, is checked in both languages without Python). With the keyboard only, as a
+reader: nothing of the check (check.js, Pyodide) is fetched before the reader touches an exercise; then, in
+each exercise of the page, culpa's answer typed in the page's language, a planted mistake and garbage are
+checked by pressing Check from the keyboard, and the announced verdict (role=status) is exactly what
+sitebuild/exercises.check says in this test process, in the page's language; hints reveal one at a time, the
+focus on each, and the button then says there are no more. On a 390 px phone nothing scrolls sideways; every
+request stays on the site. Screenshots, desktop and phone, light and dark, land in tests/screenshots/.
+axe-core sees the exercises' controls on every page visit (tests/browser/test_pages_in_browser.py); a run of
+it here, in both palettes, cost 50 s.
 """
 
 from __future__ import annotations
@@ -23,7 +24,8 @@ from support.served import LANGS
 if find_chromium() is None and not in_ci():
     pytest.skip("browser tests skipped: no Chromium", allow_module_level=True)
 
-PAGES = {"worked_example": "03-worked-example/", "through_a_network": "04-through-a-network/"}
+PAGES = {"worked_example": "03-worked-example/", "through_a_network": "04-through-a-network/",
+         "branching": "05-branching/", "honest_habits": "08-honest-habits/"}
 DRIVEN = {"pt": "worked_example", "en": "through_a_network"}  # the page each language's Pyodide checks on
 PLANTED = {"worked_example": "sign", "through_a_network": "batch-mean"}  # mistakes a reader would make
 CHECK_MS = 180_000  # the first check loads Python in the page (a busy machine: tens of seconds)
@@ -144,10 +146,9 @@ def test_nothing_of_the_check_loads_before_the_reader_touches_an_exercise(sessio
 
 @pytest.mark.parametrize("lang", LANGS)
 def test_the_announced_verdict_is_what_cpython_culpa_says(sessions, lang):
-    words = strings.of(lang)["exercises"]
     problems = []
     for exercise_id, text, shown in sessions[lang]["checks"]:
-        expected = exercises.check(exercise_id, text, lang, words)
+        expected = exercises.check(exercise_id, text, lang)
         if shown["said"] != expected["message"] or shown["verdict"] != expected["verdict"]:
             problems.append(f"{lang} {exercise_id} {text!r}: page {shown['verdict']} {shown['said']!r}, "
                             f"CPython {expected['verdict']} {expected['message']!r}")
@@ -155,7 +156,7 @@ def test_the_announced_verdict_is_what_cpython_culpa_says(sessions, lang):
             problems.append(f"{lang} {exercise_id}: Tab from the field reached {shown['focused']!r}")
         if (shown["invalid"] == "true") != (expected["verdict"] == "malformed"):
             problems.append(f"{lang} {exercise_id} {text!r}: aria-invalid={shown['invalid']!r}")
-    verdicts = [exercises.check(i, t, lang, words) for i, t, _ in sessions[lang]["checks"]]
+    verdicts = [exercises.check(i, t, lang) for i, t, _ in sessions[lang]["checks"]]
     assert {v["verdict"] for v in verdicts} == {"right", "wrong", "malformed"}
     assert all(v["mistakes"] for v in verdicts if v["verdict"] == "wrong"), "a planted mistake went unnamed"
     assert not problems, "\n".join(problems)
@@ -176,7 +177,7 @@ def test_hints_reveal_one_at_a_time(sessions, lang):
 
 
 @pytest.mark.parametrize("lang", LANGS)
-def test_both_pages_show_their_exercises_in_the_pages_language(sessions, lang):
+def test_every_page_shows_its_exercises_in_the_pages_language(sessions, lang):
     words = strings.of(lang)["exercises"]
     for lesson, shown in sessions[lang]["markup"].items():
         ids = [i for i in exercises.ids() if i.startswith(lesson + "/")]

@@ -1,12 +1,14 @@
 /* Checked exercises: the reader's answer, judged by culpa in this page.
-   Loaded by the page's small inline script (sitebuild/steps/exercises.py) on the reader's first focus, press
-   or submit inside an exercise, never before; what the reader submitted before this script was there is in
+   Loaded by Run's script (assets/run/run.js, its last lines) on the reader's first focus, press or submit
+   inside an exercise, never before; what the reader submitted before this script was there is in
    window.culpaExercisesPending, replayed here.
    Check sends the field's text as typed to a Web Worker running Pyodide (assets/run/worker.js, started from a
-   blob: bootstrap as Run and the explorers start theirs, culpa's wheel from the root's data-wheel), message
+   blob: bootstrap as Run and the explorers start theirs, culpa's wheel from the page's run-config), message
    "check"; the worker runs sitebuild/exercises.check_json, whose verdict (right, wrong with the element that
    differs and the mistake by name, or what is malformed) is worded by Python, numbers included, in the page's
-   language: this script only shows it, in the exercise's status line (role=status, announced).
+   language (sitebuild/strings/, served with the checkers): this script only shows it, in the exercise's status
+   line (role=status, announced). Python's loading and failure are said in Run's words (the run-config), the
+   hint button's on the exercise's root.
    Hint reveals the exercise's next hidden hint and moves the focus to it; after the last, the button says so. */
 (function () {
   "use strict";
@@ -24,6 +26,7 @@
   function language() {
     return (document.documentElement.getAttribute("lang") || "en").slice(0, 2) === "pt" ? "pt" : "en";
   }
+  var run = JSON.parse(document.getElementById("run-config").textContent);  /* the page's Run: wheel, words */
 
   function giveUp(message) {
     var waiting = python.waiting;
@@ -34,10 +37,10 @@
     Object.keys(waiting).forEach(function (id) { clearTimeout(waiting[id].timer); waiting[id].reject(new Error(message)); });
   }
 
-  function worker(root) {
+  function worker() {
     if (python.worker) return python.worker;
     var url = new URL("../run/worker.js", BASE);
-    url.searchParams.set("wheel", root.dataset.wheel || "");
+    url.searchParams.set("wheel", run.wheel);
     var boot = "self.culpaWorkerURL = " + JSON.stringify(url.href) + ";\nimportScripts(self.culpaWorkerURL);\n";
     var w = python.worker = new Worker(URL.createObjectURL(new Blob([boot], { type: "text/javascript" })));
     w.onerror = function (event) {
@@ -63,11 +66,10 @@
 
   function ask(root, text) {
     return new Promise(function (resolve, reject) {
-      var w = worker(root), id = ++python.next;
+      var w = worker(), id = ++python.next;
       var timer = setTimeout(function () { giveUp("timeout"); }, LOAD_TIMEOUT_MS);
       python.waiting[id] = { resolve: resolve, reject: reject, timer: timer };
-      w.postMessage({ type: "check", id: id, exercise: root.dataset.exercise, answer: text, lang: language(),
-                      words: JSON.stringify(words(root)) });
+      w.postMessage({ type: "check", id: id, exercise: root.dataset.exercise, answer: text, lang: language() });
     });
   }
 
@@ -81,16 +83,16 @@
   }
 
   function submit(form) {
-    var root = form.closest(".exercise"), field = form.querySelector(".ex-answer"), t = words(root);
+    var root = form.closest(".exercise"), field = form.querySelector(".ex-answer");
     if (root.dataset.checking) return;
     root.dataset.checking = "true";
-    say(root, python.ready ? t.checking : t.loading, "checking");
+    say(root, python.ready ? "" : run.strings.loading, "checking");
     ask(root, field.value).then(function (answer) {
       say(root, answer.message, answer.verdict);
       if (answer.verdict === "malformed") field.setAttribute("aria-invalid", "true");
       else field.removeAttribute("aria-invalid");
     }, function (error) {
-      say(root, t.failed.replace("{error}", error.message), "failed");
+      say(root, run.strings.failedToLoad.replace("{error}", error.message), "failed");
     }).then(function () { delete root.dataset.checking; });
   }
 

@@ -376,3 +376,24 @@
   render();
   whenIdle(makeEditable);
 })();
+
+// Checked exercises: the first touch loads check.js (sitebuild/steps/exercises.py says how).
+(function () {
+  const src = new URL("../exercises/check.js", document.currentScript.src).href;
+  const pending = (window.culpaExercisesPending = []);
+  let asked = false;
+  function early(event) {
+    const target = event.target;
+    if (window.culpaExercises || !target.closest || !target.closest(".exercise")) return;
+    const hint = event.type === "click" && target.closest(".ex-hint");
+    if (event.type === "submit" || hint) {
+      event.preventDefault();
+      pending.push(hint || target);
+    }
+    if (asked) return;
+    asked = true;
+    document.head.append(Object.assign(document.createElement("script"), { src }));
+  }
+  if (document.querySelector(".exercise"))
+    ["focusin", "pointerdown", "submit", "click"].forEach((type) => document.addEventListener(type, early, true));
+})();

@@ -18,7 +18,7 @@
  *
  * Messages in:  {type: "run", id, code, name, lab, words: {noInput, noClose, plotSubset}}
  *               {type: "explore", id, name, fields, typeset}  (JSON texts: the reader's fields, TeX -> index)
- *               {type: "check", id, exercise, answer, lang, words}  (a checked exercise; words: JSON text)
+ *               {type: "check", id, exercise, answer, lang}  (a checked exercise: the reader's text as typed)
  * Messages out: {type: "status", text}          loading steps
  *               {type: "ready"}                  Python, numpy and culpa are loaded
  *               {type: "out", id, stream, text}  printed text, "stdout" or "stderr", as it is written
@@ -267,7 +267,7 @@ function check(message) {
     try {
       if (!state.explore) state.explore = await installExplorers(state.pyodide);
       if (!state.check) state.check = state.pyodide.runPython("from sitebuild.exercises import check_json\ncheck_json");
-      const answer = state.check(message.exercise, message.answer, message.lang, message.words);
+      const answer = state.check(message.exercise, message.answer, message.lang);
       self.postMessage({ type: "checked", id: message.id, answer });
     } catch (error) {
       self.postMessage({ type: "checked", id: message.id, error: String(error && error.message ? error.message : error) });

@@ -61,7 +61,7 @@ def tanh_probabilities():
 
 
 tanh_delta2 = Exercise(
-    size=4, decimals=4, example=0.0125,
+    size=4, decimals=4, example=-0.0125,
     answer=tanh_delta,
     mistakes={
         "sigma-prime": lambda: tanh_pass()[1].grad,  # W3^T delta3: the activation's slope left out
@@ -91,7 +91,7 @@ def bias_grad(backwards=1, mean=True):
 
 
 batch_bias = Exercise(
-    size=3, decimals=4, example=0.0125,
+    size=3, decimals=4, example=-0.0125,
     answer=bias_grad,
     mistakes={
         "batch-mean": lambda: bias_grad(mean=False),  # the sum of the 8 losses' gradients: 8 times too big

@@ -66,31 +66,4 @@ batch_row = Exercise(
     })
 
 
-# ---- exercise 3: dL/dh of a layer z = W h + b, by hand, with a square W ----
-W_SQUARE = [[2.0, 1.0], [-1.0, 3.0]]
-DELTA = [0.5, -1.0]  # dL/dz, given
-H = [0.3, -0.7]  # any h: dL/dh does not depend on it
-
-
-def blame_h(weight, rows=(0, 1)):
-    """dL/dh for z = weight h + b and dL/dz = DELTA, by culpa: L = sum of DELTA_i z_i over `rows` (the rows a
-    reader's sum kept)."""
-    h = culpa.Tensor(H, requires_grad=True)
-    loss = culpa.Tensor(0.0)
-    for i in rows:
-        loss = loss + (culpa.Tensor(np.asarray(weight)[i]) * h).sum() * DELTA[i]
-    loss.backward()
-    return h.grad
-
-
-square_layer = Exercise(
-    size=2, decimals=1,
-    answer=lambda: blame_h(W_SQUARE),
-    mistakes={
-        "transpose": lambda: blame_h(np.transpose(W_SQUARE)),  # W delta where W^T delta belongs
-        # dh = ... in the loop over the logits, where dh += ... belongs: only one logit's share is left
-        "overwrite": lambda: (blame_h(W_SQUARE, rows=(1,)), blame_h(W_SQUARE, rows=(0,))),
-        "sign": lambda: -blame_h(W_SQUARE),
-    })
-
-EXERCISES = {"class-two": class_two, "batch-row": batch_row, "square-layer": square_layer}
+EXERCISES = {"class-two": class_two, "batch-row": batch_row}

@@ -14,17 +14,18 @@ A page marks a checked exercise, between the exercise's statement and its collap
 `worked_example/class-two` names the checker: EXERCISES["class-two"] of snippets/lessons/exercises/
 worked_example.py (sitebuild/exercises.py). on_page_content turns the div into the exercise's controls: the
 paragraph becomes the label of a text field, Check ("Verificar") submits it, the verdict goes to a status line
-(role=status, announced), the hints are hidden, each titled "Dica 1:", "Dica 2:", ..., and the button
-"Dica"/"Hint" reveals them one at a time. The root gets
-the words of [exercises] in the page's language as data-t-* attributes (as an explorer's root does), culpa's
-wheel's path (data-wheel) and the checker script's address (data-script). Without JavaScript, and in print,
-the whole div is hidden (site.css: `.no-js .exercise`), and the solution below it is the page as before.
+(role=status, announced), the hints are hidden and the button "Dica"/"Hint" reveals them one at a time. The
+root gets the two words check.js shows itself (the hint button's), from [exercises] in the page's language, as
+data-t-* attributes (as an explorer's root does). The verdicts' words come with the checkers, not in the page;
+culpa's wheel and Python's loading words are Run's, in the page's run-config (a page with checked exercises
+has Python blocks, or the build fails naming it). Without JavaScript, and in print, the whole div is hidden
+(site.css: `.no-js .exercise`), and the solution below it is the page as before.
 
-Nothing of the check loads with the page: on_post_page adds one small inline script to a page that has
-exercises, which waits for the reader. The first focus, press or submit inside an exercise loads
+Nothing of the check loads with the page: Run's script (assets/run/run.js, on every page with Python blocks)
+waits for the reader, and the first focus, press or submit inside an exercise loads
 assets/exercises/check.js, which starts Pyodide in a Web Worker (assets/run/worker.js, as Run and the
-explorers do) and asks it "check": sitebuild/exercises.check_json with the reader's text, the page's language
-and its words. A submit or a hint press that comes before check.js has loaded is kept and replayed by it.
+explorers do) and asks it "check": sitebuild/exercises.check_json with the reader's text and the page's
+language. A submit or a hint press that comes before check.js has loaded is kept and replayed by it.
 
 An exercise id without a checker, or a div without its paragraph, fails the build naming the page.
 """
@@ -35,41 +36,19 @@ import html
 import re
 
 from mkdocs.exceptions import PluginError
-from mkdocs.utils import get_relative_url
 
 from sitebuild import exercises, strings
 from sitebuild.steps.explorers import _kebab
 
+# The words check.js shows itself (Python's loading and failure are Run's, from the page's run-config); the
+# verdicts are worded by Python in the page (sitebuild/exercises.py).
+SCRIPT_WORDS = ("nextHint", "noMoreHints")
 ROOT = re.compile(r'<div class="exercise" data-exercise="([^"]*)">(.*?)</div>', re.S)
 PROMPT = re.compile(r"\s*<p>(.*?)</p>", re.S)
 HINTS = re.compile(r"\s*<ol>(.*?)</ol>\s*$", re.S)
 ITEM = re.compile(r"<li>(.*?)</li>", re.S)
 
-# Waits for the reader: the first focus, press or submit inside an exercise loads check.js; a submit or a
-# hint press before it is there is kept for it (window.culpaExercisesPending).
-BOOTSTRAP = """<script>(function () {
-  var first = document.querySelector(".exercise[data-script]"), asked = false;
-  if (!first) return;
-  var pending = window.culpaExercisesPending = [];
-  function early(event) {
-    if (window.culpaExercises || !event.target.closest) return;
-    var root = event.target.closest(".exercise");
-    if (!root) return;
-    var hint = event.type === "click" && event.target.closest(".ex-hint");
-    if (event.type === "submit" || hint) { event.preventDefault(); pending.push(hint || event.target); }
-    if (asked) return;
-    asked = true;
-    var script = document.createElement("script");
-    script.src = first.dataset.script;
-    document.head.append(script);
-  }
-  ["focusin", "pointerdown", "submit", "click"].forEach(function (type) {
-    document.addEventListener(type, early, true);
-  });
-})();</script>"""
-
-
-def on_page_content(html_text: str, page, lang: str, wheel: str) -> str:
+def on_page_content(html_text: str, page, lang: str) -> str:
     """Each marked exercise's div, as the controls check.js wires up."""
     words = strings.of(lang)["exercises"]
     count = 0
@@ -93,32 +72,25 @@ def on_page_content(html_text: str, page, lang: str, wheel: str) -> str:
                               "paragraph, only a numbered list of hints may follow")
         count += 1
         label = f"ex-{count}"
-        attrs = "".join(f' data-t-{_kebab(k)}="{html.escape(v, quote=True)}"' for k, v in words.items())
-        script = get_relative_url("assets/exercises/check.js", page.url)
-        items = "".join(f'<li hidden><strong>{html.escape(words["hint"])} {n}:</strong> {item}</li>'
-                        for n, item in enumerate(ITEM.findall(hints.group(1) if hints else ""), start=1))
+        attrs = "".join(f' data-t-{_kebab(k)}="{html.escape(words[k], quote=True)}"' for k in SCRIPT_WORDS)
+        items = "".join(f"<li hidden>{item}</li>" for item in ITEM.findall(hints.group(1) if hints else ""))
         hint_list = (f'<ol class="ex-hints">{items}</ol>'
                      f'<button type="button" class="md-button ex-hint">{html.escape(words["hint"])}</button>'
                      if items else "")
         return (
             f'<div class="exercise" data-exercise="{html.escape(exercise_id, quote=True)}"'
-            f' data-wheel="{html.escape(wheel, quote=True)}" data-script="{html.escape(script, quote=True)}"'
-            f'{attrs} data-search-exclude>'
+            f'{attrs}>'
             f'<p class="ex-prompt" id="{label}">{prompt.group(1)}</p>'
-            f'<form class="ex-form" novalidate>'
-            f'<input class="ex-answer" type="text" name="answer" aria-labelledby="{label}"'
-            f' autocomplete="off" autocapitalize="off" spellcheck="false">'
+            f'<form class="ex-form">'
+            f'<input class="ex-answer" aria-labelledby="{label}" autocomplete="off" spellcheck="false">'
             f'<button type="submit" class="md-button md-button--primary ex-check">'
             f'{html.escape(words["check"])}</button></form>'
             f'<p class="ex-verdict" role="status" aria-live="polite"></p>'
             f'{hint_list}</div>'
         )
 
-    return ROOT.sub(controls, html_text)
-
-
-def on_post_page(output: str) -> str:
-    """The script that waits for the reader, on a page with checked exercises."""
-    if 'class="exercise"' not in output or "data-script=" not in output:
-        return output
-    return output.replace("</body>", BOOTSTRAP + "</body>", 1)
+    made = ROOT.sub(controls, html_text)
+    if count and 'id="run-config"' not in made:
+        raise PluginError(f"exercises: {page.file.src_uri} has checked exercises but no Python block: "
+                          "check.js takes culpa's wheel and Python's loading words from its run-config")
+    return made

@@ -156,7 +156,9 @@ def in_page_sources(project: Project) -> dict[str, bytes]:
         modules.append(script)
         inputs = explorers.declared_inputs(snippets / script)
         modules += [str(Path(path).relative_to("snippets")) for path in inputs]
-    modules.append("sitebuild/exercises.py")  # checked exercises (sitebuild/steps/exercises.py): the same way
+    # checked exercises (sitebuild/steps/exercises.py) come the same way, with the words of their verdicts
+    modules += ["sitebuild/exercises.py", "sitebuild/strings/__init__.py", "sitebuild/strings/pt.toml",
+                "sitebuild/strings/en.toml"]
     for script in sorted((snippets / "lessons" / "exercises").glob("*.py")):
         modules.append(str(script.relative_to(snippets)))
         modules += [str(Path(path).relative_to("snippets")) for path in explorers.declared_inputs(script)]
