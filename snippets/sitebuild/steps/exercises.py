@@ -19,7 +19,8 @@ root gets the two words check.js shows itself (the hint button's), from [exercis
 data-t-* attributes (as an explorer's root does). The verdicts' words come with the checkers, not in the page;
 culpa's wheel and Python's loading words are Run's, in the page's run-config (a page with checked exercises
 has Python blocks, or the build fails naming it). Without JavaScript, and in print, the whole div is hidden
-(site.css: `.no-js .exercise`), and the solution below it is the page as before.
+(site.css: `.no-js .exercise`), and the solution below it is the page as before. Search leaves the controls,
+the label and the hints out (data-search-exclude): the statement and the solution are what it finds.
 
 Nothing of the check loads with the page: Run's script (assets/run/run.js, on every page with Python blocks)
 waits for the reader, and the first focus, press or submit inside an exercise loads
@@ -79,7 +80,7 @@ def on_page_content(html_text: str, page, lang: str) -> str:
                      if items else "")
         return (
             f'<div class="exercise" data-exercise="{html.escape(exercise_id, quote=True)}"'
-            f'{attrs}>'
+            f'{attrs} data-search-exclude>'
             f'<p class="ex-prompt" id="{label}">{prompt.group(1)}</p>'
             f'<form class="ex-form">'
             f'<input class="ex-answer" aria-labelledby="{label}" autocomplete="off" spellcheck="false">'
