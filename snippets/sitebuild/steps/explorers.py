@@ -147,7 +147,8 @@ class Explorers:
 
 def in_page_sources(project: Project) -> dict[str, bytes]:
     """What the explorers' Python in the page imports and runs, by its path under snippets/: the package's
-    number and lesson helpers, the exporters, and the lessons their INPUTS name."""
+    number and lesson helpers, the exporters, and the lessons their INPUTS name; and the same for the
+    checked exercises (sitebuild/exercises.py, lessons/exercises/, the strings of their verdicts)."""
     snippets = project.snippets
     modules = ["sitebuild/__init__.py", "sitebuild/project.py", "sitebuild/numbers.py",
                "sitebuild/lessons.py", "sitebuild/explorers/__init__.py", "sitebuild/explorers/in_page.py"]
