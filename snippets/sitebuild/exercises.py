@@ -25,6 +25,7 @@ in_page_sources), so that the page's words are the tests' words, and none of the
 
 from __future__ import annotations
 
+import importlib.machinery
 import importlib.util
 import json
 import re
@@ -65,12 +66,12 @@ _modules: dict[str, object] = {}
 
 
 def checker(lesson: str):
-    """The checker module of a lesson file (lessons/exercises/<lesson>.py), loaded by its path."""
+    """The checker module of a lesson file: `lesson`, found by name in lessons/exercises/ (the lessons are
+    files a page includes, not a package; a checker sits beside them)."""
     if lesson not in _modules:
-        path = CHECKERS / f"{lesson}.py"
-        if not path.is_file():
-            raise LookupError(f"no checkers for lesson {lesson!r} ({path.name} in lessons/exercises/)")
-        spec = importlib.util.spec_from_file_location(f"lessons_exercises_{lesson}", path)
+        spec = importlib.machinery.PathFinder.find_spec(lesson, [str(CHECKERS)])
+        if spec is None or not re.fullmatch(r"\w+", lesson):
+            raise LookupError(f"no checkers for lesson {lesson!r} ({lesson}.py in lessons/exercises/)")
         module = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(module)
         _modules[lesson] = module
