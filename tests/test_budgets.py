@@ -29,7 +29,10 @@ from sitebuild.steps import images as images_hook
 # Measured 2026-12-01 on the whole site (explorers and Run in the page included): chapter pages up to
 # 110 KiB (06, the longest; 03, 04 and 08 carry an explorer's script and data: 100-104 KiB), labs about
 # 80 KiB, 404 69 KiB; a plain Material page of page 02's prose ~70 KiB. The budget leaves ~10% room.
-BUDGET_KIB = 120
+# 2026-12-03: main had grown to 119.9 KiB (04) and 119.6 (03); the checked exercises (issue #27: their
+# markup, site.css's rules, run.js's few lines that load check.js on the first touch) add 0.9 to 1.5 KiB to
+# a page that has them: 04 121.4, 03 120.5, 08 120.0. Nothing of the check loads before the reader touches it.
+BUDGET_KIB = 122
 LAB_RATIO = 1.5
 # Elements the browser styles and lays out when a page loads: those outside the class="offscreen" blocks
 # (sitebuild/steps/offscreen.py). Material recomputes their style several times while it starts, so this
@@ -314,9 +317,12 @@ def test_search_index_quotes_formulas_as_text_not_tex(built_site, index):
 # pt 198,917 B (63,726 gzip), en 191,396 B (61,804 gzip): +4% for every name of every section's code. With
 # the code blocks themselves the index was ~40% bigger. After both native reviews' prose changes and the labs'
 # new sentences (same day): pt 204,844 B (65,306 gzip), en 195,674 B (62,729 gzip). The budgets leave ~2%.
+# 2026-12-03: main pt 207,636 B (66,226 gzip), en 198,882 B (63,624 gzip); with the checked exercises' new
+# statements and solutions (05 and 08; their controls and hints are not indexed) pt 208,674 B (66,583 gzip),
+# en 199,899 B (64,005 gzip). The budgets leave ~1%.
 SEARCH_INDEX_BUDGETS = {
-    "search/search_index.json": (209_000, 66_600),  # pt: raw bytes, gzip bytes
-    "en/search/search_index.json": (199_500, 64_000),
+    "search/search_index.json": (211_000, 67_300),  # pt: raw bytes, gzip bytes
+    "en/search/search_index.json": (202_000, 64_700),
 }
 
 
