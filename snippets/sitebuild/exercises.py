@@ -25,8 +25,7 @@ in_page_sources), so that the page's words are the tests' words, and none of the
 
 from __future__ import annotations
 
-import importlib.machinery
-import importlib.util
+import importlib
 import json
 import re
 from collections.abc import Callable
@@ -62,20 +61,19 @@ class Exercise:
         return 0.6 * 10.0 ** -self.decimals
 
 
-_modules: dict[str, object] = {}
-
-
 def checker(lesson: str):
-    """The checker module of a lesson file: `lesson`, found by name in lessons/exercises/ (the lessons are
-    files a page includes, not a package; a checker sits beside them)."""
-    if lesson not in _modules:
-        spec = importlib.machinery.PathFinder.find_spec(lesson, [str(CHECKERS)])
-        if spec is None or not re.fullmatch(r"\w+", lesson):
-            raise LookupError(f"no checkers for lesson {lesson!r} ({lesson}.py in lessons/exercises/)")
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        _modules[lesson] = module
-    return _modules[lesson]
+    """The checker module of a lesson file, imported by name: lessons.exercises.<lesson>, the file
+    snippets/lessons/exercises/<lesson>.py beside the lesson it checks (pip install -e makes it importable;
+    in the page, the served files are written into the page's Python's site-packages the same way)."""
+    name = f"lessons.exercises.{lesson}"
+    if not re.fullmatch(r"\w+", lesson):
+        raise LookupError(f"no checkers for lesson {lesson!r} (a checker file is named like a lesson file)")
+    try:
+        return importlib.import_module(name)
+    except ModuleNotFoundError as missing:
+        if missing.name != name:
+            raise
+        raise LookupError(f"no checkers for lesson {lesson!r} ({lesson}.py in lessons/exercises/)") from None
 
 
 def exercise(exercise_id: str) -> Exercise:
