@@ -1,6 +1,6 @@
 """Site speed, side by side with a plain Material page: one command, a report (not a timed test).
 
-    .venv/bin/python tests/bench/site_benchmark.py [--runs 2] [--no-build-times]
+    .venv/bin/python tests/bench/site_benchmark.py [--runs 2] [--no-build-times] [--only home]
 
 1. Build times, on a copy of the project (the repository is never touched): a cold build with the labs
    (no .cache/), a warm rebuild after editing one page, and `mkdocs serve`'s reload: the time from saving
@@ -291,6 +291,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=1, help="Lighthouse rounds (every page and the floor)")
     parser.add_argument("--no-build-times", action="store_true", help="skip the cold/warm/serve timings")
+    parser.add_argument("--only", default="", help="measure only the page types whose name holds this "
+                        "text (e.g. home); the floor is always measured")
     args = parser.parse_args()
     for tool in (CHROME, NGINX, OPENSSL):
         if not Path(tool).exists():
@@ -308,7 +310,7 @@ def main() -> None:
         try:
             results: dict[str, list[dict]] = {}
             targets = [("floor: plain Material page, prose of 02 (pt)", f"{origin(floor_port)}/")]
-            for kind, path in PAGES.items():
+            for kind, path in [(k, v) for k, v in PAGES.items() if args.only in k]:
                 for lang, prefix in LANG_PREFIX.items():
                     targets.append((f"{kind} ({lang})", f"{origin(site_port)}/{prefix}{path}"))
             for round_ in range(args.runs):
