@@ -1,6 +1,7 @@
 """Site speed, side by side with a plain Material page: one command, a report (not a timed test).
 
-    .venv/bin/python tests/bench/site_benchmark.py [--runs 2] [--no-build-times] [--only home]
+    PYTHONPATH=tests .venv/bin/python tests/bench/site_benchmark.py [--runs 2] [--no-build-times]
+        [--only home] [--keep DIR]
 
 1. Build times, on a copy of the project (the repository is never touched): a cold build with the labs
    (no .cache/), a warm rebuild after editing one page, and `mkdocs serve`'s reload: the time from saving
@@ -77,7 +78,7 @@ def mkdocs(project: Path, site: Path, site_url: str, strict: bool = True) -> flo
 def copy_project(target: Path, with_cache: bool) -> Path:
     """What a build reads, as the tests copy it (tests/support/site.py), with or without the figure and lab
     caches (a cold build draws and executes everything)."""
-    from support.site import copy_project as copy_for_a_build
+    from support.site import copy_project as copy_for_a_build  # PYTHONPATH=tests, as pytest finds it
 
     copy_for_a_build(target)
     if not with_cache:
@@ -293,6 +294,8 @@ def main() -> None:
     parser.add_argument("--no-build-times", action="store_true", help="skip the cold/warm/serve timings")
     parser.add_argument("--only", default="", help="measure only the page types whose name holds this "
                         "text (e.g. home); the floor is always measured")
+    parser.add_argument("--keep", type=Path, help="copy Lighthouse's JSON reports into this folder, to read "
+                        "what blocked the main thread (audits bootup-time, long-tasks)")
     args = parser.parse_args()
     for tool in (CHROME, NGINX, OPENSSL):
         if not Path(tool).exists():
@@ -316,7 +319,11 @@ def main() -> None:
             for round_ in range(args.runs):
                 for n, (name, url) in enumerate(targets):
                     print(f"round {round_ + 1}/{args.runs}: {name}", file=sys.stderr, flush=True)
-                    results.setdefault(name, []).append(lighthouse(url, work / f"lh-{round_}-{n}.json"))
+                    report = work / f"lh-{round_}-{n}.json"
+                    results.setdefault(name, []).append(lighthouse(url, report))
+                    if args.keep:
+                        args.keep.mkdir(parents=True, exist_ok=True)
+                        shutil.copy(report, args.keep / report.name)
         finally:
             os.killpg(server.pid, signal.SIGTERM)
             server.wait(timeout=30)
