@@ -195,3 +195,77 @@ def test_phone_width_and_the_network(sessions, lang):
                  if not u.startswith(site) and not u.startswith(("blob:", "data:"))]
     assert elsewhere == [], elsewhere[:5]
     assert sessions[lang]["errors"] == [], sessions[lang]["errors"][:5]
+
+
+# exercises on 07, 09, 10: one exercise of each page checked in the page's Pyodide, in both languages (one
+# browser context per language, the three pages one after the other), with the keyboard only: culpa's answer
+# right, a planted mistake named, garbage named as such; screenshots after the planted mistake's verdict.
+PAGES |= {"memory": "07-memory/", "training": "09-training/", "looking_back": "10-looking-back/"}
+LATER = {"memory/graph-kb": "per-example", "training/one-step": "ascent",  # exercise: the mistake planted
+         "looking_back/hidden-delta": "sigma-prime"}
+
+
+def later_texts(exercise_id: str, lang: str) -> list[str]:
+    """Right, garbage, then the planted mistake (last, so that the screenshots show its verdict)."""
+    ex = exercises.exercise(exercise_id)
+    wrong = ex.mistakes[LATER[exercise_id]]()
+    wrong = wrong[0] if isinstance(wrong, tuple) else wrong
+    return [typed(ex.answer(), lang, ex.decimals), "abc", typed(wrong, lang, ex.decimals)]
+
+
+@pytest.fixture(scope="module")
+def later_sessions(browser, served_site):
+    found = {}
+    for lang in LANGS:
+        context = None
+        checks, errors, phone = [], [], {}
+        for exercise_id in LATER:
+            lesson = exercise_id.split("/")[0]
+            if context is None:
+                context, tab = open_page(browser, served_site, lang, PAGES[lesson])
+            else:
+                tab.goto(served_site.base + (PAGES[lesson] if lang == "pt" else f"en/{PAGES[lesson]}"),
+                         wait_until="load")
+            root = tab.locator(f'.exercise[data-exercise="{exercise_id}"]')
+            root.scroll_into_view_if_needed()
+            for text in later_texts(exercise_id, lang):
+                checks.append((exercise_id, text, check_with_keyboard(tab, root, text)))
+            shoot(tab, root, f"{lesson}-{lang}-desktop")
+            tab.set_viewport_size(PHONE)
+            tab.wait_for_timeout(200)
+            phone[lesson] = tab.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+            root.scroll_into_view_if_needed()
+            shoot(tab, root, f"{lesson}-{lang}-phone")
+            tab.set_viewport_size(DESKTOP)
+        errors = list(tab.errors)
+        context.close()
+        found[lang] = {"checks": checks, "errors": errors, "phone": phone}
+    return found
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_later_pages_verdicts_in_the_page_are_cpythons(later_sessions, lang):
+    problems = []
+    for exercise_id, text, shown in later_sessions[lang]["checks"]:
+        expected = exercises.check(exercise_id, text, lang)
+        if shown["said"] != expected["message"] or shown["verdict"] != expected["verdict"]:
+            problems.append(f"{lang} {exercise_id} {text!r}: page {shown['verdict']} {shown['said']!r}, "
+                            f"CPython {expected['verdict']} {expected['message']!r}")
+        if (shown["invalid"] == "true") != (expected["verdict"] == "malformed"):
+            problems.append(f"{lang} {exercise_id} {text!r}: aria-invalid={shown['invalid']!r}")
+    assert not problems, "\n".join(problems)
+    # each page: culpa's answer right, garbage malformed, the planted mistake named (in the page's words)
+    words = strings.of(lang)["exercises"]
+    for exercise_id, mistake in LATER.items():
+        said = [(shown["verdict"], shown["said"]) for i, _, shown in later_sessions[lang]["checks"]
+                if i == exercise_id]
+        assert [v for v, _ in said] == ["right", "malformed", "wrong"], (exercise_id, said)
+        assert words[exercises._key(mistake)] in said[2][1], (exercise_id, said[2][1])
+        assert "abc" in said[1][1], (exercise_id, said[1][1])
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_later_pages_fit_a_phone_and_raise_no_error(later_sessions, lang):
+    for lesson, (width, viewport) in later_sessions[lang]["phone"].items():
+        assert width <= viewport, f"{lesson} scrolls sideways on a phone: {width} > {viewport}"
+    assert later_sessions[lang]["errors"] == [], later_sessions[lang]["errors"][:5]
