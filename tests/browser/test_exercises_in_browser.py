@@ -14,6 +14,7 @@ it here, in both palettes, cost 50 s.
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from test_explorers import open_page
 from visiting import DESKTOP, PHONE, SCREENSHOTS, find_chromium, in_ci
@@ -210,7 +211,7 @@ def later_texts(exercise_id: str, lang: str) -> list[str]:
     ex = exercises.exercise(exercise_id)
     wrong = ex.mistakes[LATER[exercise_id]]()
     wrong = wrong[0] if isinstance(wrong, tuple) else wrong
-    return [typed(ex.answer(), lang, ex.decimals), "abc", typed(wrong, lang, ex.decimals)]
+    return [typed(np.ravel(ex.answer()), lang, ex.decimals), "abc", typed(np.ravel(wrong), lang, ex.decimals)]
 
 
 @pytest.fixture(scope="module")
