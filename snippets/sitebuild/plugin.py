@@ -38,6 +38,7 @@ from sitebuild.steps import (
     figures,
     images,
     katex_render,
+    keep,
     localized_404,
     notebooks,
     offscreen,
@@ -84,6 +85,7 @@ class SitePlugin(BasePlugin):
         lang = _language(config)
         self.figures.add_files(files, config, lang)  # <lang>/figures/<name>.svg, from the cache
         self.explorers.add_files(files, config, lang)  # assets/explorers/data/<name>.json
+        keep.add_files(files, config, lang)  # assets/run/keep-words.json: the words of keep.js
         return files
 
     def on_env(self, env, *, config, files):
@@ -121,6 +123,7 @@ class SitePlugin(BasePlugin):
         html = report_mistake.on_page_content(html, page, config, lang, self.project.root)  # at its end
         html = run_blocks.on_page_content(html, page, config, self.wheel)  # Run, Stop, Reset under code
         html = exercises.on_page_content(html, page, lang)  # answer field, Check and hints
+        html = keep.on_page_content(html, lang)  # Copy link and Reset page, under the title
         html = images.on_page_content(html, page, files)  # every <img> sized; lazy below the first screen
         html = self.formulas.typeset(html, page)  # every formula KaTeX's HTML (a plain copy for search)
         return offscreen.mark_offscreen(html)  # blocks far from the screen skipped by the browser

@@ -217,6 +217,17 @@
       state.announce = true;
       state.said = "pick";
       render();
+      X.changed(root);
+    });
+    /* the picked weight, for a link and the browser to keep (start.js's keep); an unknown one is not picked */
+    X.keep(root, "view", {
+      get: function () { return state.weight.join(",") === data.knob.join(",") ? null : { weight: state.weight.join(",") }; },
+      set: function (kept) {
+        var weight = kept && typeof kept.weight === "string" ? kept.weight : data.knob.join(",");
+        if (!select.querySelector('option[value="' + weight.replace(/[^0-9,]/g, "") + '"]')) return;
+        state.weight = weight.split(",").map(Number);
+        render();
+      },
     });
     render();
   }

@@ -42,7 +42,7 @@
     /* the precision: a button per precision the data holds, the chosen one pressed */
     var choices = data.precisions.map(function (name) {
       var b = el("button", { type: "button", class: "xp-button xp-choice", "aria-pressed": "false" }, [el("code", {}, [name])]);
-      b.addEventListener("click", function () { state.precision = name; state.announce = true; render(); });
+      b.addEventListener("click", function () { state.precision = name; state.announce = true; render(); X.changed(root); });
       return b;
     });
     var precision = el("div", { class: "xp-precision", role: "group", "aria-label": t.precision || "" },
@@ -65,6 +65,7 @@
         state.knob = view().default_knob;
         state.announce = true;
         render();
+        X.changed(root);
       });
       return b;
     });
@@ -198,8 +199,30 @@
       root.dataset.precision = state.precision;
       root.dataset.kind = state.kind;
     }
-    knob.input.addEventListener("input", function () { state.knob = Number(knob.input.value); state.announce = true; render(); });
-    eps.input.addEventListener("input", function () { state.eps = Number(eps.input.value); state.announce = true; render(); });
+    knob.input.addEventListener("input", function () { state.knob = Number(knob.input.value); state.announce = true; render(); X.changed(root); });
+    eps.input.addEventListener("input", function () { state.eps = Number(eps.input.value); state.announce = true; render(); X.changed(root); });
+    /* the knob, ε and precision, for a link and the browser to keep (start.js's keep): indices into the data's
+       own grids, never a number computed here; one out of range or unknown is not taken */
+    X.keep(root, "view", {
+      get: function () {
+        var start = { kind: book.kind, knob: book.default_knob, eps: book.default_eps, precision: book.precisions[0] };
+        var now = { kind: state.kind, knob: state.knob, eps: state.eps, precision: state.precision };
+        return JSON.stringify(now) === JSON.stringify(start) ? null : now;
+      },
+      set: function (kept) {
+        kept = kept || { kind: book.kind, knob: book.default_knob, eps: book.default_eps, precision: book.precisions[0] };
+        if (book.kinds.indexOf(kept.kind) >= 0 && !inputs.mine() && kept.kind !== state.kind) {
+          state.kind = kept.kind;
+          inputs.fields.theta.value = view().theta[lang];
+        }
+        if (data.precisions.indexOf(kept.precision) >= 0) state.precision = kept.precision;
+        var index = function (i, list) { i = Number(i); return Number.isInteger(i) && i >= 0 && i < list.length ? i : null; };
+        var e = index(kept.eps, data.epsilons), k = index(kept.knob, view().knobs);
+        if (e !== null) state.eps = e;
+        if (k !== null) state.knob = k;
+        render();
+      },
+    });
     render();
   }
 

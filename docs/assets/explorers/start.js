@@ -22,6 +22,7 @@
       var begun = performance.now();
       build(root, data);
       root.dataset.xpState = "ready";
+      root.dispatchEvent(new CustomEvent("xp-ready", { bubbles: true }));  /* assets/run/keep.js restores a kept state */
       // what drawing it cost, for tests/bench/explorers_benchmark.py (and a reader's devtools)
       if (performance.measure) performance.measure("explorer " + name, { start: begun, end: performance.now() });
     }).catch(function (error) {
@@ -127,7 +128,17 @@
       if (options.onStep) options.onStep();
       if (!fromPlay) stop();
       render();
+      changed(root);
     }
+    keep(root, "step", {
+      get: function () { return state.step || null; },
+      set: function (step) {
+        stop();
+        state.step = Math.max(0, Math.min(steps.length - 1, Number(step) || 0));
+        if (options.onStep) options.onStep();
+        render();
+      },
+    });
     function stop() {
       if (timer) clearInterval(timer);
       timer = null;
@@ -323,6 +334,7 @@
       root.dataset.numbers = yours ? "reader" : "book";
       reset.setAttribute("aria-disabled", String(!yours));
       options.show(next, yours);
+      changed(root);
     }
     function problemText(p) {
       var key = "problem" + p.problem.charAt(0).toUpperCase() + p.problem.slice(1);
@@ -333,15 +345,19 @@
       });
       return fill(t[key] || p.problem, values);
     }
+    var running = null;
     form.addEventListener("submit", function (event) {
       event.preventDefault();
-      if (busy) return;
+      run();
+    });
+    function run() {  /* the reader's fields to culpa; settles once the answer is shown (or refused) */
+      if (busy) return running;
       busy = true;
       var begun = performance.now();
       compute.setAttribute("aria-disabled", "true");
       said(t.computing || "…");
       root.dataset.computing = "1";
-      explore(root, name, values(), book, function (loading) { if (loading) said(t.loading || "…"); })
+      running = explore(root, name, values(), book, function (loading) { if (loading) said(t.loading || "…"); })
         .then(function (answer) {
           if (!answer.ok) {
             mark(answer.problems);
@@ -366,21 +382,55 @@
           compute.setAttribute("aria-disabled", "false");
           delete root.dataset.computing;
         });
-    });
-    reset.addEventListener("click", function () {
-      if (!mine || busy) return;
+      return running;
+    }
+    function backToBook() {
       var back = options.bookValues();
       Object.keys(fields).forEach(function (k) { fields[k].value = back[k]; });
       mark([]);
       show(book, false);
       said(options.bookShown());
+    }
+    reset.addEventListener("click", function () {
+      if (!mine || busy) return;
+      backToBook();
       compute.focus();  /* Back cannot act any more: the focus goes to the control beside it */
+    });
+    /* what a link or the browser keeps: the fields as the reader typed them, while culpa's answer to them shows */
+    keep(root, "fields", {
+      get: function () { return mine ? values() : null; },
+      set: function (kept) {
+        if (!kept) { if (mine) backToBook(); return null; }
+        Object.keys(fields).forEach(function (k) { if (typeof kept[k] === "string") fields[k].value = kept[k]; });
+        return run();
+      },
     });
     root.dataset.numbers = "book";
     return { form: form, fields: fields, compute: function () { form.requestSubmit ? form.requestSubmit() : compute.click(); },
              mine: function () { return mine; } };
   }
 
-  window.culpaExplorers = { start: start, el: el, fill: fill, language: language, strings: strings,
+  /* ---- what assets/run/keep.js keeps of an explorer (in the page's address and in this browser) ----
+     Each part of an explorer's state registers with keep(root, part, {get, set}): the reader's fields
+     ("fields", while culpa's answer to them shows), the step ("step"), what the explorer picks besides
+     ("view": blame's weight, nudge's knob, ε and precision). get() is null at the book's start. changed(root)
+     says the state moved (an "xp-change" event). state(root) gathers the parts; restore(root, kept) sets the
+     view, then the fields (culpa computes them in this page, as the reader's own), then the view and the step
+     again, over what the new numbers reset. */
+  function keep(root, part, handle) { (root.xpKeep = root.xpKeep || {})[part] = handle; }
+  function changed(root) { root.dispatchEvent(new CustomEvent("xp-change", { bubbles: true })); }
+  function state(root) {
+    var parts = root.xpKeep || {}, out = {};
+    Object.keys(parts).sort().forEach(function (k) { var v = parts[k].get(); if (v !== null) out[k] = v; });
+    return out;
+  }
+  function restore(root, kept) {
+    var parts = root.xpKeep || {};
+    function put(k) { return parts[k] ? parts[k].set(k in kept ? kept[k] : null) : null; }
+    put("view");
+    return Promise.resolve(put("fields")).then(function () { put("view"); put("step"); changed(root); });
+  }
+
+  window.culpaExplorers = { start: start, keep: keep, changed: changed, state: state, restore: restore, el: el, fill: fill, language: language, strings: strings,
                             stepper: stepper, formula: formula, caption: caption, explore: explore, reader: reader };
 })();

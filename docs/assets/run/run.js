@@ -350,6 +350,7 @@
     code.addEventListener("input", () => {
       block.edited = true;
       render();
+      edited(block);
     });
     code.addEventListener("keydown", (event) => {
       if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) {
@@ -367,14 +368,67 @@
       code.innerHTML = block.original;
       block.edited = false;
       render();
+      edited(block);
       code.focus(); // Reset cannot act any more: the focus goes to the code it put back
     });
   }
+
+  // ---- for assets/run/keep.js: a block's code as it stands, code put back from a link or the browser ----
+  const edited = (block) => block.box.dispatchEvent(new CustomEvent("run-edit", { bubbles: true, detail: block.index }));
+  const byIndex = (k) => blocks.find((b) => b.index === k && b.buttons);
+  window.culpaRun = {
+    blocks: () => blocks.filter((b) => b.buttons).map((b) => ({ index: b.index, hash: b.spec.hash, page: b.spec.code, edited: b.edited })),
+    code: (k) => codeOf(byIndex(k)),
+    // the code as plain text in the block's editor, marked edited (its Reset puts the page's back); never run
+    put(k, text) {
+      const block = byIndex(k);
+      if (block.makeEditable) block.makeEditable();
+      if (!block.edited) block.original = block.code.innerHTML;
+      block.code.textContent = text;
+      block.edited = true;
+      render();
+    },
+    reset(k) {
+      const block = byIndex(k);
+      if (!block.edited) return;
+      block.code.innerHTML = block.original;
+      block.edited = false;
+      render();
+    },
+  };
 
   document.querySelectorAll("[data-run-block]").forEach(setUp);
   blocks.sort((a, b) => a.index - b.index);
   render();
   whenIdle(makeEditable);
+})();
+
+// What the reader made, kept: keep.js loads when the address carries a state (#culpa:...), this browser kept
+// this page's edits, or the reader changes a block or an explorer or touches the bar (sitebuild/steps/keep.py).
+(function () {
+  const bar = document.querySelector("[data-keep]");
+  if (!bar) return;
+  const src = new URL("keep.js", document.currentScript.src).href;
+  const pending = (window.culpaKeepPending = []);
+  let asked = false;
+  function load() {
+    if (asked) return;
+    asked = true;
+    document.head.append(Object.assign(document.createElement("script"), { src }));
+  }
+  let kept = null;
+  try {
+    kept = localStorage.getItem("culpa-keep:" + location.pathname);
+  } catch (error) {} // storage refused: keep.js says so once it loads
+  if (kept || location.hash.startsWith("#culpa:")) return load();
+  window.addEventListener("hashchange", () => location.hash.startsWith("#culpa:") && load());
+  ["run-edit", "xp-change"].forEach((type) => document.addEventListener(type, load));
+  bar.addEventListener("click", (event) => {
+    const button = event.target.closest("button");
+    if (!button || window.culpaKeep) return;
+    pending.push(button); // pressed before keep.js arrived: it presses it again
+    load();
+  });
 })();
 
 // Checked exercises: the first touch loads check.js (sitebuild/steps/exercises.py says how).

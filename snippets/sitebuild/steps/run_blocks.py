@@ -38,6 +38,7 @@ from mkdocs.exceptions import PluginError
 
 from sitebuild import strings
 from sitebuild.project import page_language
+from sitebuild.steps.keep import code_hash
 
 TOKEN = re.compile(
     r"<!--\s*(?P<mark>pytest[-.][^>]*?)\s*-->"
@@ -207,6 +208,7 @@ def on_page_content(html_text: str, page, config, wheel) -> str:
         return content
     for block in blocks:  # a lab's cells did not go through Markdown: fill the install command here
         block["code"] = wheel.fill(block["code"], config)
+        block["hash"] = code_hash(block["code"])  # what a kept or linked edit was made from (steps/keep.py)
     blob = {
         "lang": lang,
         "strings": strings.of(lang)["run"],
