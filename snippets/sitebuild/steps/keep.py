@@ -63,7 +63,8 @@ def on_page_content(content: str, lang: str) -> str:
 
 def words() -> bytes:
     """assets/run/keep-words.json: keep.js's words, by language."""
-    table = {lang: {k: v for k, v in strings.of(lang)["keep"].items() if k not in BAR_WORDS} for lang in LANGS}
+    table = {lang: {k: v for k, v in strings.of(lang)["keep"].items() if k not in BAR_WORDS}
+             for lang in LANGS}
     return json.dumps(table, ensure_ascii=False, sort_keys=True).encode("utf-8")
 
 
