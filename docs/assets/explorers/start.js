@@ -22,7 +22,7 @@
       var begun = performance.now();
       build(root, data);
       root.dataset.xpState = "ready";
-      root.dispatchEvent(new CustomEvent("xp-ready", { bubbles: true }));  /* assets/run/keep.js restores a kept state */
+      root.dispatchEvent(new CustomEvent("xp-ready", { bubbles: true }));  /* for assets/run/keep.js */
       // what drawing it cost, for tests/bench/explorers_benchmark.py (and a reader's devtools)
       if (performance.measure) performance.measure("explorer " + name, { start: begun, end: performance.now() });
     }).catch(function (error) {
@@ -350,7 +350,7 @@
       event.preventDefault();
       run();
     });
-    function run() {  /* the reader's fields to culpa; settles once the answer is shown (or refused) */
+    function run() {  /* settles once culpa's answer is shown (or refused) */
       if (busy) return running;
       busy = true;
       var begun = performance.now();
@@ -396,7 +396,6 @@
       backToBook();
       compute.focus();  /* Back cannot act any more: the focus goes to the control beside it */
     });
-    /* what a link or the browser keeps: the fields as the reader typed them, while culpa's answer to them shows */
     keep(root, "fields", {
       get: function () { return mine ? values() : null; },
       set: function (kept) {
@@ -410,27 +409,11 @@
              mine: function () { return mine; } };
   }
 
-  /* ---- what assets/run/keep.js keeps of an explorer (in the page's address and in this browser) ----
-     Each part of an explorer's state registers with keep(root, part, {get, set}): the reader's fields
-     ("fields", while culpa's answer to them shows), the step ("step"), what the explorer picks besides
-     ("view": blame's weight, nudge's knob, ε and precision). get() is null at the book's start. changed(root)
-     says the state moved (an "xp-change" event). state(root) gathers the parts; restore(root, kept) sets the
-     view, then the fields (culpa computes them in this page, as the reader's own), then the view and the step
-     again, over what the new numbers reset. */
+  /* What assets/run/keep.js keeps of an explorer (its header says how): each part of its state, {get, set},
+     get() null at the book's start: "fields" (the reader's, while culpa's answer shows), "step", "view". */
   function keep(root, part, handle) { (root.xpKeep = root.xpKeep || {})[part] = handle; }
   function changed(root) { root.dispatchEvent(new CustomEvent("xp-change", { bubbles: true })); }
-  function state(root) {
-    var parts = root.xpKeep || {}, out = {};
-    Object.keys(parts).sort().forEach(function (k) { var v = parts[k].get(); if (v !== null) out[k] = v; });
-    return out;
-  }
-  function restore(root, kept) {
-    var parts = root.xpKeep || {};
-    function put(k) { return parts[k] ? parts[k].set(k in kept ? kept[k] : null) : null; }
-    put("view");
-    return Promise.resolve(put("fields")).then(function () { put("view"); put("step"); changed(root); });
-  }
 
-  window.culpaExplorers = { start: start, keep: keep, changed: changed, state: state, restore: restore, el: el, fill: fill, language: language, strings: strings,
+  window.culpaExplorers = { start: start, keep: keep, changed: changed, el: el, fill: fill, language: language, strings: strings,
                             stepper: stepper, formula: formula, caption: caption, explore: explore, reader: reader };
 })();

@@ -42,7 +42,6 @@
 
   var fill = function (text, values) { return (text || "").replace(/\{(\w+)\}/g, function (_, k) { return k in values ? values[k] : ""; }); };
   var run = function () { return window.culpaRun; };  /* run.js's hook; absent on a page without runnable blocks */
-  var X = function () { return window.culpaExplorers; };
   function say(text) {  /* the bar's status line (role=status): shown, and read by a screen reader */
     status.textContent = "";
     setTimeout(function () { status.textContent = text; }, 50);
@@ -92,10 +91,29 @@
   function keepExplorer(i) {
     var root = roots[i];
     if (!root || root.dataset.keepRestoring || root.dataset.xpState !== "ready") return;
-    var kept = read(), state = X().state(root);
+    var kept = read(), state = explorerState(root);
     if (Object.keys(state).length) kept.explorers[i] = { name: root.dataset.explorer, state: state };
     else delete kept.explorers[i];
     write(kept);
+  }
+
+  /* An explorer's state: its parts (assets/explorers/start.js's keep: "fields", "step", "view"), those away
+     from the book's start. Restored: the view, then the fields (culpa computes them in this page, as the
+     reader's own), then the view and the step again, over what the new numbers reset. */
+  function explorerState(root) {
+    var parts = root.xpKeep || {}, out = {};
+    Object.keys(parts).sort().forEach(function (k) { var v = parts[k].get(); if (v !== null) out[k] = v; });
+    return out;
+  }
+  function restoreState(root, kept) {
+    var parts = root.xpKeep || {};
+    function put(k) { return parts[k] ? parts[k].set(k in kept ? kept[k] : null) : null; }
+    put("view");
+    return Promise.resolve(put("fields")).then(function () {
+      put("view");
+      put("step");
+      window.culpaExplorers.changed(root);
+    });
   }
 
   /* ---- putting it back ---- */
@@ -151,7 +169,7 @@
     if (!state || root.dataset.xpState !== "ready") return;
     delete waiting[i];
     root.dataset.keepRestoring = "1";
-    X().restore(root, state).catch(function (error) { console.error("keep: " + error.message); }).then(function () {
+    restoreState(root, state).catch(function (error) { console.error("keep: " + error.message); }).then(function () {
       delete root.dataset.keepRestoring;
       keepExplorer(i);
     });
@@ -326,7 +344,7 @@
       if (code !== info.page) { payload.b.push([info.index, info.hash, code]); blocks.push(info.index); }
     });
     roots.forEach(function (root, i) {
-      var state = root.dataset.xpState === "ready" && !waiting[i] ? X().state(root)
+      var state = root.dataset.xpState === "ready" && !waiting[i] ? explorerState(root)
         : waiting[i] || (kept.explorers[i] && kept.explorers[i].state) || {};
       if (Object.keys(state).length) payload.x.push([i, root.dataset.explorer, state]);
     });
@@ -358,12 +376,12 @@
     var kept = read(), had = anything(kept);
     Object.keys(waiting).forEach(function (i) { delete waiting[i]; });
     (run() ? run().blocks() : []).forEach(function (info) {
-      run().reset(info.index);
+      run().put(info.index);
       forget(info.index);
     });
     var settling = roots.filter(function (root) { return root.dataset.xpState === "ready"; }).map(function (root) {
       root.dataset.keepRestoring = "1";
-      return X().restore(root, {}).then(function () { delete root.dataset.keepRestoring; });
+      return restoreState(root, {}).then(function () { delete root.dataset.keepRestoring; });
     });
     try { localStorage.removeItem(KEY); } catch (error) { /* nothing was kept */ }
     hideField();
@@ -373,7 +391,9 @@
   }
 
   /* ---- start ---- */
-  var started = fetch(new URL("keep-words.json", document.currentScript.src).href)
+  var here = document.currentScript.src;
+  document.head.append(Object.assign(document.createElement("link"), { rel: "stylesheet", href: new URL("keep.css", here).href }));
+  var started = fetch(new URL("keep-words.json", here).href)
     .then(function (r) { if (!r.ok) throw new Error("keep-words.json: HTTP " + r.status); return r.json(); })
     .then(function (words) {
       W = words[lang];

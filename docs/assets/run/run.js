@@ -373,26 +373,22 @@
     });
   }
 
-  // ---- for assets/run/keep.js: a block's code as it stands, code put back from a link or the browser ----
+  // For assets/run/keep.js: each block's code as it stands; put(k, text) writes text in block k's editor
+  // (never runs it), put(k) puts the page's code back.
   const edited = (block) => block.box.dispatchEvent(new CustomEvent("run-edit", { bubbles: true, detail: block.index }));
-  const byIndex = (k) => blocks.find((b) => b.index === k && b.buttons);
   window.culpaRun = {
     blocks: () => blocks.filter((b) => b.buttons).map((b) => ({ index: b.index, hash: b.spec.hash, page: b.spec.code, edited: b.edited })),
-    code: (k) => codeOf(byIndex(k)),
-    // the code as plain text in the block's editor, marked edited (its Reset puts the page's back); never run
+    code: (k) => codeOf(blocks.find((b) => b.index === k)),
     put(k, text) {
-      const block = byIndex(k);
-      if (block.makeEditable) block.makeEditable();
-      if (!block.edited) block.original = block.code.innerHTML;
-      block.code.textContent = text;
-      block.edited = true;
-      render();
-    },
-    reset(k) {
-      const block = byIndex(k);
-      if (!block.edited) return;
-      block.code.innerHTML = block.original;
-      block.edited = false;
+      const block = blocks.find((b) => b.index === k);
+      if (text === undefined) {
+        if (block.edited) block.code.innerHTML = block.original;
+      } else {
+        if (block.makeEditable) block.makeEditable();
+        if (!block.edited) block.original = block.code.innerHTML;
+        block.code.textContent = text;
+      }
+      block.edited = text !== undefined;
       render();
     },
   };
@@ -403,31 +399,25 @@
   whenIdle(makeEditable);
 })();
 
-// What the reader made, kept: keep.js loads when the address carries a state (#culpa:...), this browser kept
-// this page's edits, or the reader changes a block or an explorer or touches the bar (sitebuild/steps/keep.py).
+// keep.js (a link to what the reader made, edits kept across reloads) loads only with something to restore
+// or keep: a #culpa: address, this page kept in this browser, a change, a press on its bar (steps/keep.py).
 (function () {
   const bar = document.querySelector("[data-keep]");
   if (!bar) return;
   const src = new URL("keep.js", document.currentScript.src).href;
-  const pending = (window.culpaKeepPending = []);
-  let asked = false;
-  function load() {
-    if (asked) return;
-    asked = true;
-    document.head.append(Object.assign(document.createElement("script"), { src }));
-  }
-  let kept = null;
+  const pending = (window.culpaKeepPending = []); // pressed before keep.js arrived: it presses them again
+  const linked = () => location.hash.startsWith("#culpa:");
+  let asked = false, kept = null;
+  const load = () => asked || (asked = document.head.appendChild(Object.assign(document.createElement("script"), { src })));
   try {
     kept = localStorage.getItem("culpa-keep:" + location.pathname);
-  } catch (error) {} // storage refused: keep.js says so once it loads
-  if (kept || location.hash.startsWith("#culpa:")) return load();
-  window.addEventListener("hashchange", () => location.hash.startsWith("#culpa:") && load());
+  } catch (error) {} // storage refused: keep.js says so
+  if (kept || linked()) return load();
+  addEventListener("hashchange", () => linked() && load());
   ["run-edit", "xp-change"].forEach((type) => document.addEventListener(type, load));
   bar.addEventListener("click", (event) => {
     const button = event.target.closest("button");
-    if (!button || window.culpaKeep) return;
-    pending.push(button); // pressed before keep.js arrived: it presses it again
-    load();
+    if (button && !window.culpaKeep) load(pending.push(button));
   });
 })();
 
