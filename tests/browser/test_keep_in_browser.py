@@ -10,7 +10,8 @@ As a reader, with the keyboard on the page's controls, every host but the site's
   answer does what it says; Reset page puts the page back and keeps nothing;
 - a malformed, foreign or too long #culpa: link changes nothing and says why, in the page's language;
 - the clipboard refused, the link waits selected in a field; on a 390 px phone nothing scrolls sideways;
-  screenshots of the bar, a notice and a question, desktop and phone, both palettes (tests/screenshots/).
+  axe finds nothing serious in the bar, the field or a block's question, light or dark; screenshots of
+  them, desktop and phone (tests/screenshots/).
 """
 
 from __future__ import annotations
@@ -21,7 +22,16 @@ import zlib
 
 import pytest
 from test_explorers import SHOWN_JS, open_page, start, url
-from visiting import DESKTOP, LOCAL_ONLY, PHONE, SCREENSHOTS, WIDER_THAN_SCREEN_JS, find_chromium, in_ci
+from visiting import (
+    DESKTOP,
+    LOCAL_ONLY,
+    PHONE,
+    SCREENSHOTS,
+    WIDER_THAN_SCREEN_JS,
+    axe_source,
+    find_chromium,
+    in_ci,
+)
 
 from sitebuild import strings
 from support.served import LANGS
@@ -32,6 +42,7 @@ if find_chromium() is None and not in_ci():
 PAGE = "03-worked-example/"
 COMPUTE_MS = 180_000  # the reader's numbers load Python in the page (a busy machine: tens of seconds)
 EDIT = '\nprint("kept by the reader")'
+AXE_RUN = "(sel) => axe.run(document.querySelector(sel), {resultTypes: ['violations']})"
 LOGITS = {"pt": ["3,5", "-1", "0,25"], "en": ["3.5", "-1", "0.25"]}
 
 
@@ -396,6 +407,7 @@ def test_a_refused_clipboard_leaves_the_link_selected_and_no_sideways_scroll(bro
             link = copy_link(tab)
             assert said(tab) == w["copyRefused"]
             field = tab.locator(".keep-field input")
+            assert field.count() == 1, "the clipboard refused, and no field holds the link"
             assert field.input_value() == link
             assert tab.evaluate("() => document.activeElement.closest('.keep-field') !== null")
             assert tab.evaluate("() => { const f = document.activeElement;"
@@ -406,6 +418,12 @@ def test_a_refused_clipboard_leaves_the_link_selected_and_no_sideways_scroll(bro
                 assert wide == [], f"{lang} phone: these make the page scroll sideways: {wide}"
                 assert tab.evaluate("() => document.documentElement.scrollWidth") <= PHONE["width"]
             SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+            tab.evaluate(axe_source())  # as DevTools does: the page's policy refuses an inline script
+            for where in (".keep-bar", '[data-run-bar="3"]', '[data-run-bar="1"]'):
+                found = tab.evaluate(AXE_RUN, where)
+                bad = [f"{v['id']} ({v['impact']}): {v['help']}" for v in found["violations"]
+                       if v["impact"] in ("serious", "critical")]
+                assert bad == [], f"{lang} {palette} {where}: axe finds {bad}"
             shot = f"keep-{lang}-{size['width']}-{palette}"
             tab.locator(".keep-bar").screenshot(path=str(SCREENSHOTS / f"{shot}-bar.png"))
             box = tab.locator('[data-run-bar="3"]')

@@ -6,7 +6,8 @@ browser, [labs] the labs' download link and the cells that cannot run in the pag
 words of a timing figure, [explorer-NAME] every word of an interactive explorer (its caption included:
 sitebuild/steps/explorers.py writes the table on the explorer's root as data-t-* attributes), [reader] what
 every page offers (its code as a .py, a way to report a mistake, the footer's licences and credits), [theme]
-what third-party templates would otherwise write in English (sitebuild/steps/theme_words.py).
+what third-party templates would otherwise write in English (sitebuild/steps/theme_words.py), [keep] the
+link to what the reader made and the edits kept across reloads (sitebuild/steps/keep.py, assets/run/keep.js).
 `{name}` in a string is filled by whoever shows it.
 
 culpa.pt.toml is of another kind: culpa's comments and docstrings in Portuguese, for the listings of
