@@ -160,12 +160,13 @@ def test_a_plain_page_loads_nothing_of_it_and_anchors_still_work(browser, served
         requests = []
         tab.on("request", lambda r: requests.append(r.url))
         heading = tab.evaluate("() => [...document.querySelectorAll('article h2[id]')].pop().id")
+        tab.goto("about:blank")  # then the page loads afresh, at the heading
         tab.goto(url(served_site, lang, PAGE) + "#" + heading, wait_until="load")
         tab.wait_for_timeout(1500)
         top = tab.evaluate("(id) => document.getElementById(id).getBoundingClientRect().top", heading)
         loaded = [u for u in requests if "/assets/run/keep" in u]
         assert loaded == [], f"a page with nothing kept loaded {loaded}"
-        assert tab.evaluate("() => window.culpaKeep === undefined")
+        assert tab.evaluate("() => window.culpaKeep === undefined"), "keep.js ran on a page with nothing kept"
         assert tab.evaluate("() => location.hash") == "#" + heading
         assert 0 <= top < 200, f"the heading #{heading} is not where the page scrolled: top {top}"
         assert tab.locator(".keep-status").text_content() == ""
@@ -208,7 +209,7 @@ def test_a_link_restores_edited_code_unrun_and_the_explorers_numbers(browser, se
         assert code(tab, 1) == made, "the link's code is not in the block's editor"
         assert tab.locator('[data-run-bar="1"] [data-keep-note]').text_content() == w["linkNote"]
         assert tab.evaluate("() => location.hash") == "", "the link stayed in the address"
-        assert untouched_output(tab, 1)
+        assert untouched_output(tab, 1), "code that came by a link ran without the reader pressing Run"
         root = start(tab, "worked-example")
         wait_reader_numbers(tab)
         assert [f.input_value() for f in root.locator(".xp-inputs input").all()] == LOGITS[lang]
