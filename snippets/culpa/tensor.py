@@ -30,7 +30,7 @@ class Tensor:
     its inputs, its gradient."""
 
     __slots__ = ("_data", "grad", "requires_grad", "name", "op",
-                 "parents", "local_backward", "version")
+                 "parents", "local_backward", "version", "origin")
     __array_ufunc__ = None  # `ndarray + Tensor` calls Tensor.__radd__
 
     def __init__(self, data, requires_grad=False, name=None):

@@ -91,6 +91,10 @@
       } else if (m.type === "figure") {
         const run = pending.get(m.id);
         if (run) figure(run.block, m.url, m.texts, m.phone);
+      } else if (m.type === "graphed") {
+        const asked = graphAsks.get(m.id);
+        graphAsks.delete(m.id);
+        if (asked) asked(m);
       } else if (m.type === "cut") {
         const run = pending.get(m.id);
         if (run) run.cuts[m.stream] = note(run.block, "…"); // where the stream was cut; filled in at "done"
@@ -104,6 +108,7 @@
         }
         if (m.cancelled) note(run.block, fmt(S.cancelledTasks, { count: m.cancelled }));
         if (!run.block.output.dataset.printed) note(run.block, m.ok ? S.noOutput : "");
+        if (m.graph) graphButton(run.block, JSON.parse(m.graph));
         run.resolve(m.ok);
       }
     };
@@ -140,6 +145,8 @@
     render();
   }
 
+  const nameOf = (block) => `<${fmt(S.blockN, { n: block.index + 1 })}>`; // the filename its code runs under
+
   function execute(block, keepNotes) {
     if (!state.worker) startWorker();
     const id = ++state.runs;
@@ -151,7 +158,7 @@
         type: "run",
         id,
         code: codeOf(block),
-        name: `<${fmt(S.blockN, { n: block.index + 1 })}>`,
+        name: nameOf(block),
         lab: Boolean(block.spec.lab),
         words: { noInput: S.noInput, noClose: S.noClose, plotSubset: S.plotSubset },
       });
@@ -245,9 +252,62 @@
     setTimeout(() => (live.textContent = text), 50); // a change the screen reader notices, even if repeated
   }
 
+  // ---- the graph of the block's own code (#26): graph.js and graph.css load on the first "Show the graph" ----
+  const graphAsks = new Map(); // ask id -> the function its answer goes to
+  let graphAsked = 0, graphScript = null;
+  function graphButton(block, { names, choice }) { // the tensors the block assigned, the last scalar one
+    if (!names.length || !page.graph) return;
+    const box = document.createElement("div");
+    box.className = "run-graph";
+    const button = document.createElement("button");
+    button.type = "button";
+    button.className = "md-button run-button";
+    button.textContent = page.graph.show;
+    button.setAttribute("aria-label", fmt(page.graph.showN, { n: block.index + 1 }));
+    button.setAttribute("aria-expanded", "false");
+    box.append(button);
+    block.output.after(box);
+    block.graph = box;
+    const file = nameOf(block);
+    button.addEventListener("click", () => {
+      graphScript = graphScript || new Promise((resolve, reject) => {
+        const css = Object.assign(document.createElement("link"), { rel: "stylesheet", href: new URL("graph.css", workerURL).href });
+        const script = Object.assign(document.createElement("script"), { src: new URL("graph.js", workerURL).href });
+        script.onload = resolve;
+        script.onerror = () => { graphScript = null; reject(new Error("graph.js")); };
+        document.head.append(css, script);
+      });
+      graphScript.then(() => {
+        const shown = window.culpaGraph.open({ box, index: block.index, file, names, choice, lang: page.lang,
+                                               S: page.graph, ask: askGraph, code: codeNamed });
+        button.setAttribute("aria-expanded", String(shown));
+        button.textContent = shown ? page.graph.hide : page.graph.show;
+        button.setAttribute("aria-label", shown ? page.graph.hide : fmt(page.graph.showN, { n: block.index + 1 }));
+      }, (error) => note(block, fmt(page.graph.failed, { error: error.message })));
+    });
+  }
+  function askGraph(message) {
+    if (!state.worker) return Promise.reject(new Error(S.restarted));
+    const id = ++graphAsked;
+    return new Promise((resolve) => {
+      graphAsks.set(id, resolve);
+      state.worker.postMessage({ ...message, id });
+    });
+  }
+  function codeNamed(file) {
+    const block = blocks.find((b) => nameOf(b) === file);
+    return block ? block.code : null;
+  }
+  function closeGraph(block) {
+    if (window.culpaGraph) window.culpaGraph.close(block.graph);
+    block.graph.remove();
+    block.graph = null;
+  }
+
   // ---- the page -------------------------------------------------------------------------------------
 
   function clearOutput(block) {
+    if (block.graph) closeGraph(block);
     block.output.hidden = false;
     block.output.textContent = "";
     delete block.output.dataset.printed;

@@ -16,7 +16,13 @@
  * they run (assets/explorers/py/, listed in its manifest.json) into this Python's site-packages, then calls
  * sitebuild.explorers.in_page.explore, which answers with the explorer's data as JSON.
  *
+ * The graph of a block's own code (#26): every run records, for each tensor culpa makes, the line and the
+ * variable of the block that made it (culpa.graph.Recorder, on only around a run), and keeps the tensors the
+ * block assigned; "done" lists them. "graph" (assets/run/graph.js) then asks for one: the explorers' files are
+ * written in as for "explore", and sitebuild.explorers.code_graph.answer draws it as JSON.
+ *
  * Messages in:  {type: "run", id, code, name, lab, words: {noInput, noClose, plotSubset}}
+ *               {type: "graph", id, block, name, lang}  (the graph of what block's last run assigned to name)
  *               {type: "explore", id, name, fields, typeset}  (JSON texts: the reader's fields, TeX -> index)
  *               {type: "check", id, exercise, answer, lang}  (a checked exercise: the reader's text as typed)
  * Messages out: {type: "status", text}          loading steps
@@ -25,7 +31,9 @@
  *               {type: "cut", id, stream}        that stream reached its cap; the rest is counted, not sent
  *               {type: "figure", id, url, texts, phone}  a figure the block drew: SVG data: URLs (phone: the drawing
  *                                                 for a narrow screen) and its words
- *               {type: "done", id, ok, cancelled, dropped: {stdout, stderr: {chars, lines}}}
+ *               {type: "done", id, ok, cancelled, dropped: {stdout, stderr: {chars, lines}}, graph}  graph: JSON
+ *                                                 {names: [{name, scalar}], choice}, the tensors it assigned
+ *               {type: "graphed", id, answer}    code_graph.answer's JSON text; or {type: "graphed", id, error}
  *               {type: "explored", id, answer}   explore()'s JSON text; or {type: "explored", id, error}
  *               {type: "checked", id, answer}    the verdict, JSON text; or {type: "checked", id, error}
  *               {type: "failed", error}          Python could not be loaded
@@ -99,9 +107,11 @@ function droppedOf(b) {
 // asyncio tasks a block leaves pending are cancelled at its end, so that they never print into the next
 // block's output.
 const RUNNER = `
-import asyncio, builtins, linecache, sys, time, traceback
+import asyncio, builtins, json, linecache, sys, time, traceback
+from culpa.graph import Recorder
 time.process_time = time.perf_counter
 namespace = {"__name__": "__main__"}
+recorder = Recorder()
 
 def run(code, name, no_input):
     def input(prompt=""):
@@ -114,7 +124,8 @@ def run(code, name, no_input):
         traceback.print_exception(type(error), error, None)
         return False
     try:
-        exec(compiled, namespace)
+        with recorder.recording(name, code):
+            exec(compiled, namespace)
     except BaseException as error:
         traceback.print_exception(type(error), error, error.__traceback__.tb_next)
         return False
@@ -122,6 +133,14 @@ def run(code, name, no_input):
         sys.stdout.flush()
         sys.stderr.flush()
     return True
+
+def graphs(code, name):
+    try:
+        names = recorder.keep(name, code, namespace)
+    except Exception:  # no graph to offer is no reason to fail the run
+        return None
+    scalars = [n["name"] for n in names if n["scalar"]] or [n["name"] for n in names]
+    return json.dumps({"names": names, "choice": scalars[-1] if scalars else None})
 
 def leftovers():
     try:
@@ -172,10 +191,10 @@ async function start() {
   // loadPackage does not throw for a package it could not fetch or refused (a wrong sha256): say which,
   // rather than the "No module named ..." that the import would give.
   if (problems.length) throw new Error(`${problems.join("; ")} (numpy, ${wheelURL})`);
-  const api = pyodide.runPython(RUNNER + "\nimport numpy, culpa\n(run, leftovers)\n", {
+  const api = pyodide.runPython(RUNNER + "\nimport numpy, culpa\n(run, leftovers, graphs, recorder)\n", {
     globals: pyodide.toPy({}),
   });
-  return { pyodide, runner: api.get(0), leftovers: api.get(1) };
+  return { pyodide, runner: api.get(0), leftovers: api.get(1), graphs: api.get(2), recorder: api.get(3) };
 }
 
 let settled = false;
@@ -275,6 +294,21 @@ function check(message) {
   });
 }
 
+// The graph of what a block assigned (assets/run/graph.js): drawn by sitebuild/explorers/code_graph.py, served
+// with the explorers' files.
+function graph(message) {
+  queued(async (state) => {
+    try {
+      if (!state.explore) state.explore = await installExplorers(state.pyodide);
+      if (!state.graph) state.graph = state.pyodide.runPython("from sitebuild.explorers.code_graph import answer\nanswer");
+      const answer = state.graph(state.recorder, message.block, message.name, message.lang);
+      self.postMessage({ type: "graphed", id: message.id, answer });
+    } catch (error) {
+      self.postMessage({ type: "graphed", id: message.id, error: String(error && error.message ? error.message : error) });
+    }
+  });
+}
+
 // One message at a time, in order, once Python is loaded (if it could not be, "failed" was posted).
 let queue = Promise.resolve();
 function queued(task) {
@@ -285,6 +319,7 @@ self.onmessage = (event) => {
   const message = event.data;
   if (message.type === "explore") return explore(message);
   if (message.type === "check") return check(message);
+  if (message.type === "graph") return graph(message);
   if (message.type !== "run") return;
   if (message.words) words = message.words;
   queued(async (state) => {
@@ -292,10 +327,12 @@ self.onmessage = (event) => {
     const code = message.lab ? withoutMagics(message.code) : message.code;
     let ok = false;
     let cancelled = 0;
+    let graph = null;
     try {
       if (!state.pyplot && /\bmatplotlib\b/.test(code)) state.pyplot = await installStandin(state.pyodide);
       if (state.pyplot) state.pyplot.LIMIT = words.plotSubset || "{call}";
       ok = state.runner(code, message.name, words.noInput);
+      if (ok) graph = state.graphs(code, message.name);
       if (state.pyplot) state.pyplot.show(); // figures left open, as Jupyter shows them at a cell's end
       cancelled = state.leftovers();
     } catch (error) {
@@ -309,6 +346,7 @@ self.onmessage = (event) => {
       ok,
       cancelled,
       dropped: { stdout: droppedOf(run.stdout), stderr: droppedOf(run.stderr) },
+      graph,
     });
   });
 };

@@ -151,7 +151,8 @@ def in_page_sources(project: Project) -> dict[str, bytes]:
     checked exercises (sitebuild/exercises.py, lessons/exercises/, the strings of their verdicts)."""
     snippets = project.snippets
     modules = ["sitebuild/__init__.py", "sitebuild/project.py", "sitebuild/numbers.py",
-               "sitebuild/lessons.py", "sitebuild/explorers/__init__.py", "sitebuild/explorers/in_page.py"]
+               "sitebuild/lessons.py", "sitebuild/explorers/__init__.py", "sitebuild/explorers/in_page.py",
+               "sitebuild/explorers/code_graph.py"]  # the graph of a block's own code (assets/run/graph.js)
     for name in explorers.NAMES:
         script = f"sitebuild/explorers/{name.replace('-', '_')}.py"
         modules.append(script)

@@ -212,6 +212,8 @@ def on_page_content(html_text: str, page, config, wheel) -> str:
     blob = {
         "lang": lang,
         "strings": strings.of(lang)["run"],
+        # "Show the graph" under a block that ran (run.js); the rest of [graph] comes with the graph itself
+        "graph": {k: strings.of(lang)["graph"][k] for k in ("show", "showN", "hide", "loading", "failed")},
         "wheel": wheel.path,  # from the site's root: assets/run/worker.js loads it
         "blocks": blocks,
     }
