@@ -20,6 +20,7 @@ Needs neither matplotlib nor MkDocs: it runs in Pyodide, and in CPython in tests
 
 from __future__ import annotations
 
+import functools
 import re
 
 import numpy as np
@@ -63,8 +64,12 @@ ELEMENTWISE = {"add", "sub", "mul", "div", "neg", "pow", "exp", "log", "tanh", "
 
 # ---- numbers, as the page's language writes them ----
 def number(value, lang: str) -> str:
-    """Four significant digits: 0,6590 in pt, 0.659 in en (a value that rounds to zero has no sign)."""
-    value = float(value) + 0.0
+    """Four significant digits: 0,659 in pt, 0.659 in en (a value that rounds to zero has no sign)."""
+    return _number(float(value) + 0.0, lang)
+
+
+@functools.lru_cache(maxsize=4096)  # a graph writes the same gradients in several steps
+def _number(value: float, lang: str) -> str:
     text = format(value, ".4g")
     if float(text) == 0:
         return "0"
@@ -93,13 +98,27 @@ def wide(array, lang: str) -> str:
     return brief(array, lang)
 
 
+_written: dict = {}  # id(array) -> (array, lang, text): a graph writes each gradient in several steps
+
+
 def written(array, lang: str, limit: int = SHOWN) -> str:
     """Every value (up to `limit`, then …), as a list in the page's language; an array of more than one
     dimension says its shape first: 2×3: (1; 2; 3; 4; 5; 6)."""
+    if limit == SHOWN and type(array) is np.ndarray:
+        found = _written.get(id(array))
+        if found is not None and found[0] is array and found[1] == lang:
+            return found[2]
+        text = _written_now(array, lang, limit)
+        _written[id(array)] = (array, lang, text)
+        return text
+    return _written_now(array, lang, limit)
+
+
+def _written_now(array, lang: str, limit: int) -> str:
     array = np.asarray(array)
     if array.size == 1:
         return number(array.item(), lang)
-    items = [number(v, lang) for v in array.ravel()[:limit]]
+    items = [_number(v + 0.0, lang) for v in array.ravel()[:limit].astype(float).tolist()]
     if array.size > limit:
         items.append("…")
     listed = style.sequence(items, lang)
@@ -117,18 +136,28 @@ def answer(recorder, file: str, name: str, lang: str) -> str:
         graph = build(kept[name], name, file, lang, words, recorder)
     except LookupError:  # released by backward before the recorder saw it
         return to_json({"ok": False, "problem": words["problemReleased"], "words": words})
+    finally:
+        _written.clear()  # keeps no array alive
     graph["candidates"] = [{"name": n, "scalar": t.data.size == 1} for n, t in kept.items()]
     return to_json({"ok": True, "graph": graph, "words": words})
 
 
 def build(root: Tensor, root_name: str, file: str, lang: str, words: dict, recorder=None) -> dict:
     """The graph's data (see the module's docstring); `recorder` gives each node's line of code."""
+    _written.clear()  # arrays of an earlier graph may be gone, and their ids reused
     swept = sweep(root)
     order, grads = swept["order"], swept["grads"]
     labels = node_labels(order, root, root_name, lang)
     sources = recorder.sources if recorder is not None else {}
 
+    places = {}
+
     def where(node) -> dict:
+        if node not in places:
+            places[node] = place_of(node)
+        return places[node]
+
+    def place_of(node) -> dict:
         made = origin(node)
         if made is None:
             return {"file": None, "line": None, "code": "", "text": words["nowhere"]}
