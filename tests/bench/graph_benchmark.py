@@ -30,6 +30,7 @@ import culpa
 from sitebuild.explorers import code_graph
 from support.site import build_site  # PYTHONPATH=tests: the suite's helper, as pytest finds it
 
+RATES = (4, 1)  # CPU slowdowns to measure the drawing at
 STEP = """\
 import numpy as np
 import culpa
@@ -142,7 +143,7 @@ def in_browser(site: Path, runs: int) -> None:
     url = f"http://127.0.0.1:{server.server_address[1]}/03-worked-example/"
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox"])
-        for rate in (4, 1):
+        for rate in RATES:
             first, warm, drawn = [], [], []
             for _ in range(runs):
                 times = visit(browser, url, rate, chain(100))

@@ -204,8 +204,8 @@
       svg.append(el("svg:defs", {}, [el("svg:marker", { id: marker, viewBox: "0 0 10 10", refX: "9", refY: "5",
         markerWidth: "7", markerHeight: "7", markerUnits: "userSpaceOnUse", orient: "auto-start-reverse" },
       [el("svg:path", { d: "M0 0 L10 5 L0 10 z", class: "cg-arrowhead" })])]));
-      svg.append(el("svg:text", { x: valueX, y: 16, "text-anchor": "end", class: "cg-head" }, [t.valueHead]));
-      svg.append(el("svg:text", { x: gradX, y: 16, "text-anchor": "start", class: "cg-head cg-head--back" },
+      svg.append(el("svg:text", { x: 2, y: 16, "text-anchor": "start", class: "cg-head" }, [t.valueHead]));
+      svg.append(el("svg:text", { x: width - 2, y: 16, "text-anchor": "end", class: "cg-head cg-head--back" },
                     [fill(t.gradHead, { root: data.name })]));
       const fits = (text, room) => text.length * 7.2 <= room;
       const edges = {};
@@ -247,15 +247,14 @@
         const pick = (pair) => (pair ? (fits(pair.wide, side - 4) ? pair.wide : pair.brief) : "");
         return { g, rect, label, sub, value, grad, badge: badgeNode, valueText: pick(node.value), gradText: pick(node.grad) };
       });
-      // a label or its line wider than its box is squeezed into it, never cut
+      // a label or its line wider than its box is squeezed into it, never cut (all measured first: a change
+      // between two measures would lay the page out again for each)
       parts.stage.replaceChildren(svg);
-      for (const row of rows) {
-        for (const text of [row.label, row.sub]) {
-          if (text.getComputedTextLength && text.getComputedTextLength() > boxW - 10) {
-            text.setAttribute("textLength", boxW - 10);
-            text.setAttribute("lengthAdjust", "spacingAndGlyphs");
-          }
-        }
+      const texts = rows.flatMap((row) => [row.label, row.sub]);
+      const wide = texts.filter((text) => text.getComputedTextLength && text.getComputedTextLength() > boxW - 10);
+      for (const text of wide) {
+        text.setAttribute("textLength", boxW - 10);
+        text.setAttribute("lengthAdjust", "spacingAndGlyphs");
       }
       parts.rows = rows;
       parts.edges = edges;
