@@ -279,7 +279,7 @@ def backward_step(node, k, total, root, handed, grads, labels, gsym, where, lang
     grad = written(grads[node], lang)
     if node is root:
         panel = [{"kind": "title", "text": words["seedTitle"]},
-                 {"kind": "math", "text": f"{gsym[node]} = {grad}"}]
+                 {"kind": "total", "text": f"{gsym[node]} = {grad}"}]
         return {"phase": "backward", "tensor": node, "counter": counter, "panel": panel, "terms": [],
                 "say": words["saySeed"].format(counter=counter, dL=gsym[node], grad=grad)}
     panel = [{"kind": "title", "text": words["backwardAt"].format(node=labels[node])}]
