@@ -11,7 +11,8 @@ lists the ids of the nodes backward visits (those that require grad), in the ord
 Where code made each tensor (the site draws the graph of a reader's own code, run in the page): a `Recorder`
 notes, only while it records (`with recorder.recording(file, code):`, run around code compiled with
 filename `file`), each tensor's `Origin`: the file and line that made it, the name the code assigned it to,
-and its parents and local backward as recorded, which it keeps when backward releases them. Nothing of this
+and, for a small op, its parents and local backward as recorded, which it keeps when backward releases them
+(a big op's arrays go when backward frees them, recorded or not). Nothing of this
 runs otherwise: the engine calls a watcher only while one is installed (`culpa.internals.recording`), and
 a tensor's `origin` slot stays unset. `sweep(root)` walks that graph (released or not) and runs the chain
 rule through it once more, from dL/dL = 1, keeping every share it hands back: backward, step by step.
@@ -28,6 +29,7 @@ from culpa.internals import is_released
 from culpa.internals import recording as watching
 from culpa.tensor import Tensor, topo_order
 
+KEEP = 10_000  # values: an op whose result and inputs are at most this big keeps its graph drawable
 RELEASED = (
     "backward has already released this graph (it frees the graph as it goes). "
     "Call loss.backward(retain_graph=True) to export it with gradients, or export before backward."
@@ -59,7 +61,8 @@ def export(root):
 # ---- where code made each tensor ----
 class Origin:
     """Where a tensor was made, noted by a Recorder: `file` and `line` of the code that made it, `name` (the
-    variable that code assigned it to, or None), and `parents` and `backward` as the op recorded them."""
+    variable that code assigned it to, or None), and `parents` and `backward` as the op recorded them (None
+    for an op bigger than KEEP values: the recorder keeps no big array alive)."""
 
     __slots__ = ("file", "line", "name", "parents", "backward", "run")
 
@@ -76,7 +79,7 @@ class Recorder:
         self.statements = {}  # file -> {line: (first line of its statement, names it assigns)}
         self.kept = {}  # file -> {name: tensor}: what the last run of that file assigned
         self.sources = {}  # file -> its lines
-        self._frame = self._statement = self._child = None
+        self._frame = self._statement = None
         self._lasti, self._run = -1, 0
 
     def add(self, file, code):
@@ -105,29 +108,32 @@ class Recorder:
                 yield
         finally:
             self._finish()
-            self._frame = self._child = self._statement = None
+            self._frame = self._statement = None
 
     def _made(self, t):
-        # the innermost frame of known code, and the frame it called (culpa's op, a function of the reader's)
-        frame, child, statements = sys._getframe(1), None, self.statements
+        # the innermost frame of known code (held until the next tensor: never the frames of culpa's ops,
+        # whose locals are the graph's arrays)
+        frame, statements = sys._getframe(1), self.statements
         while frame is not None and frame.f_code.co_filename not in statements:
-            child, frame = frame, frame.f_back
+            frame = frame.f_back
         if frame is None:
             return
         file, line, lasti = frame.f_code.co_filename, frame.f_lineno, frame.f_lasti
         statement = statements[file].get(line)
-        # a new run of a statement: another frame or statement, or the same instruction again from a new call
-        # (a loop); one call that makes several tensors (a model's forward) is one run
-        same = (frame is self._frame and statement is self._statement
-                and (lasti > self._lasti or (lasti == self._lasti and child is self._child)))
-        if not same:
+        # a new run of a statement: another frame or statement, or an instruction at or before the last one
+        # (a loop). Splitting one run in two (a forward pass, one instruction that makes many tensors) names
+        # nothing wrongly: a name goes only to the tensor its variable holds once the statement is done.
+        if not (frame is self._frame and statement is self._statement and lasti > self._lasti):
             self._finish()
             self._run += 1
-            self._frame, self._statement, self._child = frame, statement, child
+            self._frame, self._statement = frame, statement
         self._lasti = lasti
         made = Origin()
         made.file, made.line, made.name, made.run = file, line, None, self._run
-        made.parents, made.backward = t.parents, t.local_backward
+        # what backward releases, kept for a small op only: a big one's arrays are freed as the engine frees
+        # them (a page that measures memory, as page 07 does, sees the same numbers recorded or not)
+        small = t._data.size <= KEEP and all(p._data.size <= KEEP for p in t.parents)
+        made.parents, made.backward = (t.parents, t.local_backward) if small else (None, None)
         t.origin = made
 
     def _finish(self):
@@ -210,7 +216,7 @@ def recorded(node):
     if not is_released(node):
         return node.parents, node.local_backward
     made = origin(node)
-    if made is None:
+    if made is None or made.parents is None:
         raise LookupError(f"graph: {RELEASED}")
     return made.parents, made.backward
 

@@ -123,12 +123,13 @@ def test_the_graph_of_the_readers_own_code_is_culpas(browser, served_site, lang)
         # a click on h's box
         box.locator('.cg-node[data-node="3"]').click()
         seen["chosen_click"] = (step_text(tab), tab.evaluate(HIGHLIGHTED))
-        seen["focus"] = tab.evaluate("() => document.activeElement && document.activeElement.tagName")
         # another tensor, by name
-        tab.select_option(".run-graph .cg-pick select", "h")
+        box.locator(".cg-pick select").focus()
+        tab.keyboard.press("ArrowUp")  # from loss, the last of knob, scale, h, loss
         tab.wait_for_function("() => document.querySelectorAll('.run-graph .cg-label').length === 4",
                               timeout=60_000)
         seen["h_labels"] = box.locator(".cg-label").all_text_contents()
+        seen["focus_after_pick"] = tab.evaluate("() => document.activeElement.tagName")
         seen["h_notes"] = box.locator(".cg-ui > .cg-note").all_text_contents()
     finally:
         context.close()
@@ -180,5 +181,6 @@ def test_the_graph_of_the_readers_own_code_is_culpas(browser, served_site, lang)
     clicked, highlighted = seen["chosen_click"]
     assert clicked["node"] == 3 and highlighted == {"text": LINES[3], "inside": True}, highlighted
     assert seen["h_labels"] == ["knob", "scale", "mul", "h"]
+    assert seen["focus_after_pick"] == "SELECT"  # redrawn, and the focus still on the picker
     assert foreign == [], f"requests to other hosts: {foreign}"
 

@@ -181,3 +181,19 @@ def test_sweep_of_a_released_graph_nobody_recorded_says_how_to_keep_it():
     loss.backward()
     with pytest.raises(LookupError, match=r"retain_graph=True"):
         culpa.graph.sweep(loss)
+
+
+@pytest.mark.parametrize("size, kept", [(10, True), (culpa.graph.KEEP + 1, False)])
+def test_the_recorder_keeps_a_released_graph_only_when_it_is_small(size, kept):
+    """What backward frees goes, recorded or not, unless it is small (a page measuring memory, as page 07
+    does, sees the same numbers): a big graph is then drawn from nothing, and the reader is told why."""
+    code = ("import weakref\nimport numpy as np\nimport culpa\n"
+            f"x = culpa.Tensor(np.ones({size}), requires_grad=True)\n"
+            "h = x * 2\nprobe = weakref.ref(h.data)\nloss = h.sum()\ndel h\nloss.backward()\n")
+    _, ns, _ = run_recorded(code)
+    assert (ns["probe"]() is not None) is kept
+    if kept:
+        assert len(culpa.graph.sweep(ns["loss"])["order"]) == 4  # x, 2, h, loss
+    else:
+        with pytest.raises(LookupError, match=r"retain_graph=True"):
+            culpa.graph.sweep(ns["loss"])

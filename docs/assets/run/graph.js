@@ -90,8 +90,14 @@
     const status = el("p", { class: "cg-status", role: "status" });
     const ui = el("div", { class: "cg-ui" });
     box.append(ui, status);
-    const close = { toggle() { ui.hidden = !ui.hidden; if (ui.hidden) { stop(); highlight(null); } return !ui.hidden; },
-                    close() { stop(); highlight(null); } };
+    const close = {
+      toggle() {
+        ui.hidden = !ui.hidden;
+        if (ui.hidden) { stop(); highlight(null); } else if (state.data) render();
+        return !ui.hidden;
+      },
+      close() { stop(); highlight(null); },
+    };
     open.set(box, close);
 
     function stop() {
@@ -166,7 +172,9 @@
       const stage = el("div", { class: "cg-stage", tabindex: "0", role: "group", "aria-label": fill(t.label, { name: data.name }) });
       const rule = el("div", { class: "cg-rule" });
       const say = el("p", { class: "cg-say", "aria-live": "polite" });
+      const picking = document.activeElement && document.activeElement.tagName === "SELECT" && ui.contains(document.activeElement);
       ui.replaceChildren(picker, ...notes, bar, say, el("div", { class: "cg-panel" }, [stage, rule]));
+      if (picking && picker.querySelector("select")) picker.querySelector("select").focus(); // not lost to the page
       parts = { stage, rule, say, counter, buttons };
       layout();
       const act = { start: () => go(0), back: () => go(state.step - 1), next: () => go(state.step + 1),
