@@ -8,6 +8,8 @@ checked by pressing Check from the keyboard, and the announced verdict (role=sta
 sitebuild/exercises.check says in this test process, in the page's language; hints reveal one at a time, the
 focus on each, and the button then says there are no more. On a 390 px phone nothing scrolls sideways; every
 request stays on the site. Screenshots, desktop and phone, light and dark, land in tests/screenshots/.
+Pages 01, 02, 06 and 08 (their exercises added later) are each opened in both languages with their own
+Pyodide, and every exercise they added is checked the same way, its planted mistake named (more_sessions).
 axe-core sees the exercises' controls on every page visit (tests/browser/test_pages_in_browser.py); a run of
 it here, in both palettes, cost 50 s.
 """
@@ -26,7 +28,9 @@ if find_chromium() is None and not in_ci():
     pytest.skip("browser tests skipped: no Chromium", allow_module_level=True)
 
 PAGES = {"worked_example": "03-worked-example/", "through_a_network": "04-through-a-network/",
-         "branching": "05-branching/", "honest_habits": "08-honest-habits/"}
+         "branching": "05-branching/", "honest_habits": "08-honest-habits/",
+         "a_billion_knobs": "01-a-billion-knobs/", "chain_rule": "02-chain-rule/",
+         "inside_culpa": "06-inside-culpa/"}
 DRIVEN = {"pt": "worked_example", "en": "through_a_network"}  # the page each language's Pyodide checks on
 PLANTED = {"worked_example": "sign", "through_a_network": "batch-mean"}  # mistakes a reader would make
 CHECK_MS = 180_000  # the first check loads Python in the page (a busy machine: tens of seconds)
@@ -263,3 +267,74 @@ def test_later_pages_fit_a_phone_and_raise_no_error(later_sessions, lang):
     for lesson, (width, viewport) in later_sessions[lang]["phone"].items():
         assert width <= viewport, f"{lesson} scrolls sideways on a phone: {width} > {viewport}"
     assert later_sessions[lang]["errors"] == [], later_sessions[lang]["errors"][:5]
+
+
+# ---- the exercises of pages 01, 02, 06 and 08, each page in both languages ----
+# Each of these pages is opened once per language with its own Pyodide: every exercise the page added for
+# issue #27 (the ones above are driven on 03 and 04) gets culpa's answer, garbage, then a planted mistake,
+# so that the screenshot taken after them shows a wrong answer with its mistake named. About 20-40 s a page.
+MORE = {"a_billion_knobs": ["hidden-biases", "wider-passes"], "chain_rule": ["log-sigmoid", "ten-tanh"],
+        "inside_culpa": ["power", "unbroadcast"], "honest_habits": ["zero-output-bias"]}
+MORE_PLANTED = {"a_billion_knobs/hidden-biases": "two-epsilon", "a_billion_knobs/wider-passes": "biases",
+                "chain_rule/log-sigmoid": "chain-link", "chain_rule/ten-tanh": "wrong-point",
+                "inside_culpa/power": "overwrite-share", "inside_culpa/unbroadcast": "broadcast-axis",
+                "honest_habits/zero-output-bias": "delta"}
+
+
+def more_cases(exercise_id: str, lang: str) -> list[str]:
+    """culpa's answer, garbage, and the planted mistake's answer, as a reader of `lang` types them."""
+    ex = exercises.exercise(exercise_id)
+    wrong = ex.mistakes[MORE_PLANTED[exercise_id]]()
+    wrong = wrong[0] if isinstance(wrong, tuple) else wrong
+    return [typed(np.ravel(ex.answer()), lang, ex.decimals), "dois" if lang == "pt" else "two",
+            typed(np.ravel(wrong), lang, ex.decimals)]
+
+
+@pytest.fixture(scope="module")
+def more_sessions(browser, served_site):
+    found = {"checks": [], "pages": []}
+    for lesson, names in MORE.items():
+        for lang in LANGS:
+            context, tab = open_page(browser, served_site, lang, PAGES[lesson])
+            for name in names:
+                exercise_id = f"{lesson}/{name}"
+                root = tab.locator(f'.exercise[data-exercise="{exercise_id}"]')
+                root.scroll_into_view_if_needed()
+                for text in more_cases(exercise_id, lang):
+                    found["checks"].append((lang, exercise_id, text, check_with_keyboard(tab, root, text)))
+            first = tab.locator(".exercise").first
+            shoot(tab, first, f"{lesson}-{lang}-desktop")
+            tab.set_viewport_size(PHONE)
+            tab.wait_for_timeout(200)
+            phone = tab.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+            first.scroll_into_view_if_needed()
+            shoot(tab, first, f"{lesson}-{lang}-phone")
+            found["pages"].append((lang, lesson, phone, list(tab.errors)))
+            context.close()
+    return found
+
+
+def test_the_new_pages_exercises_are_judged_in_the_page_as_in_cpython(more_sessions):
+    """Right accepted, the planted mistake named, garbage told in words, in both languages, on every page."""
+    problems, seen = [], set()
+    for lang, exercise_id, text, shown in more_sessions["checks"]:
+        expected = exercises.check(exercise_id, text, lang)
+        seen.add((lang, exercise_id, expected["verdict"]))
+        if shown["said"] != expected["message"] or shown["verdict"] != expected["verdict"]:
+            problems.append(f"{lang} {exercise_id} {text!r}: page {shown['verdict']} {shown['said']!r}, "
+                            f"CPython {expected['verdict']} {expected['message']!r}")
+        if expected["verdict"] == "wrong" and expected["mistakes"] != [MORE_PLANTED[exercise_id]]:
+            problems.append(f"{lang} {exercise_id} {text!r}: the planted mistake went unnamed: {expected}")
+        if expected["verdict"] == "malformed" and expected["problem"] != "number":
+            problems.append(f"{lang} {exercise_id} {text!r}: garbage not told as such: {expected}")
+    assert not problems, "\n".join(problems)
+    wanted = {(lang, f"{lesson}/{name}", verdict) for lesson, names in MORE.items() for name in names
+              for lang in LANGS for verdict in ("right", "wrong", "malformed")}
+    assert seen == wanted, sorted(wanted - seen)
+
+
+def test_the_new_pages_fit_a_phone_and_raise_nothing(more_sessions):
+    assert len(more_sessions["pages"]) == len(MORE) * len(LANGS)
+    for lang, lesson, (width, viewport), errors in more_sessions["pages"]:
+        assert width <= viewport, f"{lang} {lesson} scrolls sideways on a phone: {width} > {viewport}"
+        assert errors == [], (lang, lesson, errors[:5])

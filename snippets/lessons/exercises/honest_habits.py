@@ -92,4 +92,4 @@ zero_output_bias = Exercise(
         "sign": lambda: -zero_bias_grad(),
     })
 
-EXERCISES = {"cube-slope": cube_slope, "zero-output-bias": zero_output_bias}
+EXERCISES = {"zero-output-bias": zero_output_bias, "cube-slope": cube_slope}  # in the page's order
