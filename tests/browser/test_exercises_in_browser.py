@@ -292,7 +292,7 @@ def more_cases(exercise_id: str, lang: str) -> list[str]:
 
 @pytest.fixture(scope="module")
 def more_sessions(browser, served_site):
-    found = {"checks": [], "pages": []}
+    found = {"checks": [], "pages": [], "hints": []}
     for lesson, names in MORE.items():
         for lang in LANGS:
             context, tab = open_page(browser, served_site, lang, PAGES[lesson])
@@ -302,6 +302,7 @@ def more_sessions(browser, served_site):
                 root.scroll_into_view_if_needed()
                 for text in more_cases(exercise_id, lang):
                     found["checks"].append((lang, exercise_id, text, check_with_keyboard(tab, root, text)))
+                found["hints"].append((lang, exercise_id, hints(tab, root)))
             first = tab.locator(".exercise").first
             shoot(tab, first, f"{lesson}-{lang}-desktop")
             tab.set_viewport_size(PHONE)
@@ -331,6 +332,18 @@ def test_the_new_pages_exercises_are_judged_in_the_page_as_in_cpython(more_sessi
     wanted = {(lang, f"{lesson}/{name}", verdict) for lesson, names in MORE.items() for name in names
               for lang in LANGS for verdict in ("right", "wrong", "malformed")}
     assert seen == wanted, sorted(wanted - seen)
+
+
+def test_the_new_pages_hints_reveal_one_at_a_time(more_sessions):
+    assert len(more_sessions["hints"]) == sum(map(len, MORE.values())) * len(LANGS)
+    for lang, exercise_id, seen in more_sessions["hints"]:
+        words = strings.of(lang)["exercises"]
+        assert len(seen) >= 2, exercise_id
+        for k, after in enumerate(seen):
+            last = k == len(seen) - 1
+            assert after["shown"] == [i <= k for i in range(len(seen))], (lang, exercise_id, k, after)
+            assert after["focus_on_hint"], (lang, exercise_id, k)
+            assert after["button"] == words["noMoreHints" if last else "nextHint"], (lang, exercise_id, after)
 
 
 def test_the_new_pages_fit_a_phone_and_raise_nothing(more_sessions):
