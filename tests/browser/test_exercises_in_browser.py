@@ -98,6 +98,20 @@ def shoot(tab, root, name):
     tab.evaluate("() => document.body.setAttribute('data-md-color-scheme', 'default')")
 
 
+def shoot_at_both_widths(tab, name):
+    """The page's first exercise shot at desktop and phone width, both palettes; the page's scroll width and
+    the viewport's at phone width (sideways scrolling), and back to desktop width."""
+    first = tab.locator(".exercise").first
+    shoot(tab, first, f"{name}-desktop")
+    tab.set_viewport_size(PHONE)
+    tab.wait_for_timeout(200)
+    phone = tab.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+    first.scroll_into_view_if_needed()
+    shoot(tab, first, f"{name}-phone")
+    tab.set_viewport_size(DESKTOP)
+    return phone
+
+
 @pytest.fixture(scope="module")
 def sessions(browser, served_site):
     found = {}
@@ -117,14 +131,7 @@ def sessions(browser, served_site):
             for text in texts:
                 checks.append((exercise_id, text, check_with_keyboard(tab, root, text)))
             hinted.append((exercise_id, hints(tab, root)))
-        first = tab.locator(".exercise").first
-        shoot(tab, first, f"{lang}-desktop")
-        tab.set_viewport_size(PHONE)
-        tab.wait_for_timeout(200)
-        phone = tab.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
-        first.scroll_into_view_if_needed()
-        shoot(tab, first, f"{lang}-phone")
-        tab.set_viewport_size(DESKTOP)
+        phone = shoot_at_both_widths(tab, lang)
         # both pages' controls, in this language, without Python
         markup = {}
         for other, path in PAGES.items():
@@ -303,13 +310,7 @@ def more_sessions(browser, served_site):
                 for text in more_cases(exercise_id, lang):
                     found["checks"].append((lang, exercise_id, text, check_with_keyboard(tab, root, text)))
                 found["hints"].append((lang, exercise_id, hints(tab, root)))
-            first = tab.locator(".exercise").first
-            shoot(tab, first, f"{lesson}-{lang}-desktop")
-            tab.set_viewport_size(PHONE)
-            tab.wait_for_timeout(200)
-            phone = tab.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
-            first.scroll_into_view_if_needed()
-            shoot(tab, first, f"{lesson}-{lang}-phone")
+            phone = shoot_at_both_widths(tab, f"{lesson}-{lang}")
             found["pages"].append((lang, lesson, phone, list(tab.errors)))
             context.close()
     return found
