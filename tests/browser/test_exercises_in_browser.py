@@ -1,7 +1,7 @@
 """Checked exercises in Chromium (sitebuild/steps/exercises.py, assets/exercises/check.js), against CPython.
 
 One browser context and one Pyodide per language: pt on page 03, en on page 04 (the markup of every page with
-exercises, 03, 04, 05 and 08, is checked in both languages without Python). With the keyboard only, as a
+exercises, 01 to 06 and 08, is checked in both languages without Python). With the keyboard only, as a
 reader: nothing of the check (check.js, Pyodide) is fetched before the reader touches an exercise; then, in
 each exercise of the page, culpa's answer typed in the page's language, a planted mistake and garbage are
 checked by pressing Check from the keyboard, and the announced verdict (role=status) is exactly what
