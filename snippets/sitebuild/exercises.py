@@ -14,9 +14,17 @@ name and the exercise's name.
     check(exercise, text, lang) -> {"verdict": "right" | "wrong" | "malformed",
                                     "mistakes": [names], "message": the sentence to announce}
 
-The message is worded from the table [exercises] of sitebuild/strings/<lang>.toml, every number in it written
-here, in the page's language (sitebuild/numbers.py). `check_json` is the page's entry (assets/run/worker.js,
-message "check"): the verdict as a JSON text.
+The message is worded from the table [exercises] of sitebuild/strings/<lang>.toml (and [exercises_more]: the
+code exercises' words), every number in it written here, in the page's language (sitebuild/numbers.py).
+`check_json` is the page's entry (assets/run/worker.js, message "check"): the verdict as a JSON text.
+
+A code exercise (an Exercise with `starter`, the code the editable block starts with) is answered with a
+short piece of code: `check` runs it in a fresh namespace (culpa and numpy in it, what it prints thrown
+away), then the exercise's `run(namespace)`, which calls what the reader defined on the exercise's cases and
+returns the numbers it produced; those are judged as a typed answer is, each number named by `labels`.
+Both runs have a time limit (SECONDS, counted by a trace function: a loop that never ends raises there, in
+CPython as in Pyodide; the page also ends its worker after a longer limit, for what a trace cannot stop).
+Code that does not compile, raises, or runs too long gets a message naming the line and the error.
 
 No matplotlib or MkDocs here: the page's Python (Pyodide) imports this module, the checkers and the strings
 files, served with the explorers' files under assets/explorers/py/ (sitebuild/steps/explorers.py,
@@ -25,9 +33,13 @@ in_page_sources), so that the page's words are the tests' words, and none of the
 
 from __future__ import annotations
 
+import contextlib
 import importlib
+import io
 import json
 import re
+import sys
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -53,6 +65,15 @@ class Exercise:
     answer: Callable[[], object]
     mistakes: dict[str, Callable[[], object]] = field(default_factory=dict)
     example: float = -0.25  # how the "not a number" message shows a number
+    # a code exercise: the code its editable block starts with, what runs the reader's code on the cases
+    # (namespace -> the numbers; CodeProblem for what is missing), and each number's (case, name) in the message
+    starter: str | None = None
+    run: Callable[[dict], object] | None = None
+    labels: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def kind(self) -> str:
+        return "code" if self.starter is not None else "number"
 
     @property
     def atol(self) -> float:
@@ -146,10 +167,22 @@ def _write(value: float, lang: str) -> str:
     return number(float(value), ".3g", lang)
 
 
+def _words(lang: str) -> dict:
+    """[exercises] and [exercises_more] of the language's strings, as one table."""
+    found = strings.of(lang)
+    return {**found["exercises"], **found.get("exercises_more", {})}
+
+
 def check(exercise_id: str, text: str, lang: str) -> dict:
-    """The verdict on the reader's answer `text` to the exercise, worded in `lang`."""
-    words = strings.of(lang)["exercises"]
+    """The verdict on the reader's answer `text` to the exercise (the code, for a code exercise), worded in
+    `lang`."""
+    words = _words(lang)
     ex = exercise(exercise_id)
+    if ex.kind == "code":
+        got, problem = run_code(ex, text)
+        if problem is not None:
+            return _code_problem(problem, words, lang)
+        return judge(ex, got, lang)
     got, problem = read(text, ex.size)
     if problem is not None:
         key = {"empty": "empty", "number": "notNumber", "count": "count"}[problem["problem"]]
@@ -157,13 +190,25 @@ def check(exercise_id: str, text: str, lang: str) -> dict:
         message = _fill(words[key], count=ex.size, got=problem.get("got", ""), text=problem.get("text", ""),
                         example=number(ex.example, "", lang))
         return {"verdict": "malformed", "problem": problem["problem"], "mistakes": [], "message": message}
+    return judge(ex, got, lang)
+
+
+def judge(ex: Exercise, got: np.ndarray, lang: str) -> dict:
+    """Right, or wrong with the number that differs most, by how much, and the mistakes whose culpa answer
+    the reader's numbers are."""
+    words = _words(lang)
     want = numbers_of(ex.answer(), ex.size)
     if close(got, want, ex.atol):
         return {"verdict": "right", "mistakes": [], "message": words["right"]}
     off = got - want
     far = int(np.argmax(np.abs(off)))
     side = words["above"] if off[far] > 0 else words["below"]
-    if ex.size == 1:
+    if ex.labels:
+        case, name = ex.labels[far]
+        message = _fill(words["wrongCode"], differ=int(np.sum(np.abs(off) > ex.atol)), count=ex.size,
+                        name=name, case=case, got=_write(got[far], lang), by=_write(abs(off[far]), lang),
+                        side=side)
+    elif ex.size == 1:
         message = _fill(words["wrongOne"], by=_write(abs(off[far]), lang), side=side)
     else:
         differ = int(np.sum(np.abs(off) > ex.atol))
@@ -173,6 +218,98 @@ def check(exercise_id: str, text: str, lang: str) -> dict:
     for name in mistakes:
         message += " " + _fill(words["named"], mistake=words[_key(name)])
     return {"verdict": "wrong", "mistakes": mistakes, "message": message}
+
+
+# ---- code exercises ----
+SECONDS = 3.0  # the reader's code, and the exercise's cases run on it: longer is a loop that never ends
+
+
+class CodeProblem(Exception):
+    """What a code exercise's `run` cannot find in the reader's code: `key` names its words in
+    [exercises_more] ("noFunction": codeNoFunction), `values` fill them ({name}: the function asked for)."""
+
+    def __init__(self, key: str, **values):
+        super().__init__(key)
+        self.key, self.values = key, values
+
+
+class TooLong(BaseException):  # not an Exception: the reader's `except Exception` does not swallow it
+    pass
+
+
+def _limited(call, seconds: float, name: str = "<exercise>"):
+    """call(), stopped by TooLong once it has run `seconds`: a trace function looks at the clock on every
+    line Python runs, and on every instruction of the reader's code (compiled as `name`): `while True: pass`
+    on one line has no line to trace."""
+    deadline = time.monotonic() + seconds
+
+    def tick(frame, event, arg):
+        if event == "call" and frame.f_code.co_filename == name:
+            frame.f_trace_opcodes = True
+        if time.monotonic() > deadline:
+            raise TooLong
+        return tick
+
+    before = sys.gettrace()
+    sys.settrace(tick)
+    try:
+        return call()
+    finally:
+        sys.settrace(before)
+
+
+def _line_of(error: BaseException, name: str) -> int | None:
+    """The line of the reader's code (compiled as `name`) where `error` was raised, the last one in it."""
+    line = None
+    tb = error.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename == name:
+            line = tb.tb_lineno
+        tb = tb.tb_next
+    return line
+
+
+def run_code(ex: Exercise, code: str, seconds: float = SECONDS) -> tuple[np.ndarray | None, dict | None]:
+    """The numbers the reader's code produces on the exercise's cases, or (None, the problem)."""
+    name = "<exercise>"
+    if not str(code).strip():
+        return None, {"problem": "emptyCode"}
+    try:
+        compiled = compile(str(code), name, "exec")
+    except SyntaxError as error:
+        return None, {"problem": "syntax", "line": error.lineno or 1, "error": error.msg}
+    import culpa  # the reader's namespace, as a page's: culpa and numpy
+
+    namespace = {"__name__": "__exercise__", "culpa": culpa, "np": np}
+    printed = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(printed):
+            _limited(lambda: exec(compiled, namespace), seconds)
+            produced = _limited(lambda: ex.run(namespace), seconds)
+    except TooLong:
+        return None, {"problem": "tooLong", "seconds": seconds}
+    except CodeProblem as problem:
+        return None, {"problem": problem.key, **problem.values}
+    except Exception as error:  # the reader's code raised: its line and its error
+        line = _line_of(error, name)
+        return None, {"problem": "raised" if line else "raisedCase", "line": line,
+                      "error": f"{type(error).__name__}: {error}"}
+    try:
+        got = np.asarray(produced, dtype=float).ravel()
+    except (TypeError, ValueError):
+        return None, {"problem": "notNumbers"}
+    if got.size != ex.size or not np.all(np.isfinite(got)):
+        return None, {"problem": "notNumbers"}
+    return got, None
+
+
+def _code_problem(problem: dict, words: dict, lang: str) -> dict:
+    values = {k: v for k, v in problem.items() if k != "problem"}
+    if "seconds" in values:
+        values["seconds"] = number(values["seconds"], "g", lang)
+    key = problem["problem"]
+    message = _fill(words["code" + key[0].upper() + key[1:]], **values)
+    return {"verdict": "malformed", "problem": problem["problem"], "mistakes": [], "message": message}
 
 
 def check_json(exercise_id: str, text: str, lang: str) -> str:
