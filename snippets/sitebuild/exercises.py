@@ -66,7 +66,7 @@ class Exercise:
     mistakes: dict[str, Callable[[], object]] = field(default_factory=dict)
     example: float = -0.25  # how the "not a number" message shows a number
     # a code exercise: the code its editable block starts with, what runs the reader's code on the cases
-    # (namespace -> the numbers; CodeProblem for what is missing), and each number's (case, name) in the message
+    # (namespace -> the numbers; CodeProblem for what is missing), and each number's (case, name)
     starter: str | None = None
     run: Callable[[dict], object] | None = None
     labels: tuple[tuple[str, str], ...] = ()

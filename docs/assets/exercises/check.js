@@ -9,11 +9,17 @@
    language (sitebuild/strings/, served with the checkers): this script only shows it, in the exercise's status
    line (role=status, announced). Python's loading and failure are said in Run's words (the run-config), the
    hint button's on the exercise's root.
-   Hint reveals the exercise's next hidden hint and moves the focus to it; after the last, the button says so. */
+   Hint reveals the exercise's next hidden hint and moves the focus to it; after the last, the button says so.
+   A code exercise (data-kind="code") sends its text area's code the same way; Python stops the reader's code
+   after its own time limit (sitebuild/exercises.py, SECONDS), and this script ends the worker if no verdict
+   comes CODE_LIMIT_MS after Python is ready (what a trace cannot stop), saying so in the root's words; the
+   next Check starts a fresh Python. Ctrl+Enter in the text area checks.
+   A right verdict is kept as solved (window.culpaProgress, assets/exercises/progress.js). */
 (function () {
   "use strict";
   var BASE = document.currentScript.src;
   var LOAD_TIMEOUT_MS = 120000;  /* as Run: a busy phone takes about 20 s to load Python */
+  var CODE_LIMIT_MS = 15000;  /* the reader's code and its cases, each stopped by Python after 3 s */
   var python = { worker: null, ready: false, waiting: {}, next: 0 };
 
   function words(root) {  /* data-t-next-hint="..." is t.nextHint */
@@ -50,7 +56,10 @@
     w.onmessage = function (event) {
       var m = event.data, waiting = python.waiting[m.id];
       if (python.worker !== w) return;
-      if (m.type === "ready") python.ready = true;
+      if (m.type === "ready") {
+        python.ready = true;
+        Object.keys(python.waiting).forEach(function (id) { limit(python.waiting[id]); });
+      }
       else if (m.type === "failed") giveUp(m.error);
       else if (m.type === "checked" && waiting) {
         delete python.waiting[m.id];
@@ -64,11 +73,21 @@
     return w;
   }
 
+  /* A code check: once Python is ready, CODE_LIMIT_MS for a verdict, or the worker is ended. */
+  function limit(waiting) {
+    if (!waiting.code || waiting.limited) return;
+    waiting.limited = true;
+    clearTimeout(waiting.timer);
+    waiting.timer = setTimeout(function () { giveUp("stopped"); }, CODE_LIMIT_MS);
+  }
+
   function ask(root, text) {
     return new Promise(function (resolve, reject) {
       var w = worker(), id = ++python.next;
       var timer = setTimeout(function () { giveUp("timeout"); }, LOAD_TIMEOUT_MS);
-      python.waiting[id] = { resolve: resolve, reject: reject, timer: timer };
+      var waiting = python.waiting[id] = { resolve: resolve, reject: reject, timer: timer,
+                                           code: root.dataset.kind === "code" };
+      if (python.ready) limit(waiting);
       w.postMessage({ type: "check", id: id, exercise: root.dataset.exercise, answer: text, lang: language() });
     });
   }
@@ -86,13 +105,17 @@
     var root = form.closest(".exercise"), field = form.querySelector(".ex-answer");
     if (root.dataset.checking) return;
     root.dataset.checking = "true";
-    say(root, python.ready ? "" : run.strings.loading, "checking");
+    var t = words(root);
+    say(root, python.ready ? (t.running || "") : run.strings.loading, "checking");
     ask(root, field.value).then(function (answer) {
       say(root, answer.message, answer.verdict);
       if (answer.verdict === "malformed") field.setAttribute("aria-invalid", "true");
       else field.removeAttribute("aria-invalid");
+      if (answer.verdict === "right" && window.culpaProgress) window.culpaProgress.solve(root.dataset.exercise);
     }, function (error) {
-      say(root, run.strings.failedToLoad.replace("{error}", error.message), "failed");
+      if (error.message === "stopped" && t.codeStopped)
+        say(root, t.codeStopped.replace("{seconds}", String(CODE_LIMIT_MS / 1000)), "failed");
+      else say(root, run.strings.failedToLoad.replace("{error}", error.message), "failed");
     }).then(function () { delete root.dataset.checking; });
   }
 
@@ -118,6 +141,13 @@
   document.addEventListener("click", function (event) {
     var button = event.target.closest && event.target.closest(".exercise .ex-hint");
     if (button) hint(button);
+  });
+  document.addEventListener("keydown", function (event) {
+    var field = event.target.closest && event.target.closest(".exercise .ex-code");
+    if (field && event.key === "Enter" && (event.ctrlKey || event.metaKey)) {
+      event.preventDefault();
+      submit(field.form);
+    }
   });
   window.culpaExercises = { ask: ask };
   (window.culpaExercisesPending || []).splice(0).forEach(function (target) {

@@ -1,0 +1,115 @@
+/* Progress: which checked exercises the reader solved, kept in this browser (localStorage) and nowhere else.
+   On every page (mkdocs.yml's extra_javascript, deferred); it reads localStorage, never loads Python.
+   - A page with checked exercises (.exercise[data-exercise]) registers its exercises under its address, and
+     under its translation's (the <link rel="alternate" hreflang> of its head), so that the navigation of
+     either language knows how many it has.
+   - Every link of the navigation to a page with registered exercises the reader solved some of gets a mark,
+     "2 de 3", named for screen readers ("exercícios resolvidos: 2 de 3").
+   - On a page with exercises, the line after the exercises' heading (sitebuild/steps/exercises.py) says how
+     many are solved here, and its button clears the progress (every page's), announced; each solved
+     exercise's root gets data-solved.
+   check.js calls window.culpaProgress.solve(id) on a right verdict. The words are on this script's tag
+   (data-t-*, the page's language: sitebuild/steps/exercises.py, on_post_page); the counts are the reader's,
+   not numbers of culpa's.
+   One state (the stored object), one render(). */
+(function () {
+  "use strict";
+  var KEY = "culpa-exercises";
+  var script = document.currentScript;
+  var t = {};
+  Object.keys(script.dataset).forEach(function (k) {  /* data-t-progress-nav is t.progressNav */
+    if (k.indexOf("t") === 0 && k.length > 1) t[k.charAt(1).toLowerCase() + k.slice(2)] = script.dataset[k];
+  });
+  if (!t.progressNav) return;  /* a page the build did not word (the 404 pages): nothing to mark */
+
+  function load() {
+    try {
+      var state = JSON.parse(localStorage.getItem(KEY) || "{}");
+      return { solved: state.solved || {}, pages: state.pages || {} };
+    } catch (error) {
+      return { solved: {}, pages: {} };  /* storage refused (private mode) or not ours: no progress */
+    }
+  }
+  function save(state) {
+    try { localStorage.setItem(KEY, JSON.stringify(state)); } catch (error) { /* kept for this visit only */ }
+  }
+  function address(href) {  /* a page's key: its path, "index.html" left out */
+    var url = new URL(href, location.href);
+    return url.pathname.replace(/index\.html$/, "");
+  }
+  var fill = function (text, values) { return text.replace(/\{(\w+)\}/g, function (_, k) { return values[k]; }); };
+
+  var state = load();
+  var here = address(location.href);
+  var roots = [].slice.call(document.querySelectorAll(".exercise[data-exercise]"));
+  if (roots.length) {
+    var ids = roots.map(function (root) { return root.dataset.exercise; });
+    var addresses = [here].concat([].slice.call(document.querySelectorAll('link[rel="alternate"][hreflang]'))
+      .map(function (link) { return address(link.href); }));
+    var changed = false;
+    addresses.forEach(function (key) {
+      if (JSON.stringify(state.pages[key]) !== JSON.stringify(ids)) { state.pages[key] = ids; changed = true; }
+    });
+    if (changed) save(state);
+  }
+
+  function count(key) {
+    var ids = state.pages[key] || [];
+    return { solved: ids.filter(function (id) { return state.solved[id]; }).length, total: ids.length };
+  }
+
+  function render() {
+    document.querySelectorAll(".md-nav__link[href]").forEach(function (link) {
+      var c = count(address(link.getAttribute("href")));
+      var mark = link.querySelector(".ex-mark");
+      if (!c.solved) { if (mark) mark.remove(); return; }
+      if (!mark) {
+        mark = document.createElement("span");
+        mark.className = "ex-mark";
+        (link.querySelector(".md-ellipsis") || link).append(mark);
+      }
+      mark.textContent = fill(t.progressNav, c);
+      mark.setAttribute("aria-label", fill(t.progressNavLabel, c));
+      mark.setAttribute("role", "img");  /* named as a whole: "exercises solved: 2 of 3" */
+    });
+    roots.forEach(function (root) {
+      if (state.solved[root.dataset.exercise]) root.dataset.solved = t.solved;
+      else delete root.dataset.solved;
+    });
+    var line = document.querySelector(".ex-progress");
+    if (line) {
+      var c = count(here);
+      line.hidden = false;
+      line.querySelector(".ex-progress-clear").hidden = !Object.keys(state.solved).length;
+      line.querySelector(".ex-progress-said").textContent = fill(c.solved ? t.progressLine : t.progressNone, c);
+    }
+  }
+
+  function clear(button) {
+    state = { solved: {}, pages: state.pages };
+    save(state);
+    render();
+    var said = button.closest(".ex-progress").querySelector(".ex-progress-said");
+    said.textContent = "";
+    setTimeout(function () { said.textContent = t.progressCleared; }, 50);  /* announced, even if repeated */
+    said.setAttribute("tabindex", "-1");
+    said.focus();  /* the button hides itself: the focus goes to what it did */
+  }
+
+  document.addEventListener("click", function (event) {
+    var button = event.target.closest && event.target.closest(".ex-progress-clear");
+    if (button) clear(button);
+  });
+  window.addEventListener("storage", function (event) {  /* another tab solved or cleared */
+    if (event.key === KEY || event.key === null) { state = load(); render(); }
+  });
+  window.culpaProgress = {
+    solve: function (id) {
+      state = load();
+      state.solved[id] = 1;
+      save(state);
+      render();
+    },
+  };
+  render();
+})();
