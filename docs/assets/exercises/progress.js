@@ -60,6 +60,7 @@
 
   function render() {
     document.querySelectorAll(".md-nav__link[href]").forEach(function (link) {
+      if (link.getAttribute("href").indexOf("#") !== -1) return;  /* a section of a page, not a page */
       var c = count(address(link.getAttribute("href")));
       var mark = link.querySelector(".ex-mark");
       if (!c.solved) { if (mark) mark.remove(); return; }

@@ -76,9 +76,11 @@ from sitebuild.steps.explorers import _kebab
 # verdicts are worded by Python in the page (sitebuild/exercises.py).
 SCRIPT_WORDS = ("nextHint", "noMoreHints")
 CODE_WORDS = ("running", "codeStopped")  # a code exercise's, from [exercises_more]
-PREDICT_WORDS = ("predictSkip", "predictExact", "predictClose", "predictFar", "predictSign", "predictNotNumber",
+PREDICT_WORDS = ("predictSkip", "predictExact", "predictClose", "predictFar", "predictSign",
+                 "predictNotNumber",
                  "pickRight", "pickWrong", "pickNone")
-PROGRESS_WORDS = ("progressNav", "progressNavLabel", "progressLine", "progressNone", "progressCleared", "solved")
+PROGRESS_WORDS = ("progressNav", "progressNavLabel", "progressLine", "progressNone", "progressCleared",
+                  "solved")
 PREDICT = re.compile(r'<div class="predict" data-answer="([^"]*)">(.*?)</div>', re.S)
 OPTIONS = re.compile(r"\s*<ul>(.*?)</ul>", re.S)
 PARAGRAPHS = re.compile(r"(\s*<p>.*?</p>)+\s*$", re.S)
@@ -124,11 +126,14 @@ def on_page_content(html_text: str, page, lang: str) -> str:
         if ex.kind == "code":  # a text area with the starter code, named by the paragraph and "Your code"
             rows = max(4, ex.starter.count("\n") + 3)
             field = (f'<p class="ex-field-note" id="{label}-field">{html.escape(words["codeField"])}</p>'
-                     f'<textarea class="ex-answer ex-code" aria-labelledby="{label} {label}-field" rows="{rows}"'
+                     f'<textarea class="ex-answer ex-code" aria-labelledby="{label}"'
+                     f' aria-describedby="{label}-field"'
+                     f' rows="{rows}"'
                      f' wrap="off" autocomplete="off" autocapitalize="off" spellcheck="false">'
                      f'{html.escape(ex.starter)}</textarea>')
         else:
-            field = f'<input class="ex-answer" aria-labelledby="{label}" autocomplete="off" spellcheck="false">'
+            field = (f'<input class="ex-answer" aria-labelledby="{label}" autocomplete="off"'
+                     ' spellcheck="false">')
         return (
             f'<div class="exercise" data-exercise="{html.escape(exercise_id, quote=True)}"'
             f' data-kind="{ex.kind}"{attrs} data-search-exclude>'
@@ -220,7 +225,8 @@ def _predictions(html_text: str, page, lang: str, words: dict) -> str:
             head = f'<p class="pr-question" id="{label}">{badge}{question.group(1)}</p>'
             field = (f'<input class="pr-guess" aria-labelledby="{label}" aria-describedby="{label}-field"'
                      ' inputmode="decimal" autocomplete="off" spellcheck="false">'
-                     f'<span class="pr-field-note" id="{label}-field" hidden>{html.escape(words["predictField"])}'
+                     f'<span class="pr-field-note" id="{label}-field" hidden>'
+                     f'{html.escape(words["predictField"])}'
                      '</span>')
             data = (f' data-value="{value!r}" data-exact="{exact!r}" data-close="{close!r}"'
                     f' data-answer-text="{html.escape(answer, quote=True)}"'
@@ -231,7 +237,8 @@ def _predictions(html_text: str, page, lang: str, words: dict) -> str:
         return (
             f'<div class="predict" data-kind="{kind}"{data}{attrs} data-search-exclude>{head}'
             f'<form class="pr-form">{field}'
-            f'<button type="submit" class="md-button md-button--primary pr-show">{html.escape(button)}</button>'
+            f'<button type="submit" class="md-button md-button--primary pr-show">'
+            f'{html.escape(button)}</button>'
             f'</form><p class="pr-said" role="status" aria-live="polite"></p>'
             f'<div class="pr-reveal" hidden>{reveal.group(0).strip()}</div></div>'
         )
