@@ -153,7 +153,7 @@ class SitePlugin(BasePlugin):
         output = self.alternates.absolute(output, page, config)  # hreflang links as full URLs
         output = a11y_words.on_post_page(output, page_language(page))  # a11y.js's words, the page's language
         output = theme_words.on_post_page(output, page_language(page), page.file.src_uri)  # ¶ and copy words
-        output = exercises.on_post_page(output, page, page_language(page))  # progress.js's words; predict.js
+        output = exercises.on_post_page(output, page_language(page))  # progress.js's words
         return self.explorers.load_scripts(output, page, self.wheel.path)  # each explorer's script, its pages
 
     # ---- the built site --------------------------------------------------------------------------------

@@ -32,7 +32,8 @@ MUL = "branching/mul-backward"
 RIGHT = "def mul_backward(a, b, out):\n    a.grad += out.grad * b.data\n    b.grad += out.grad * a.data\n"
 PLANTED = RIGHT.replace("+=", "=")  # = for +=: "mul-overwrite"
 LOOP = "def mul_backward(a, b, out):\n    while True: pass\n"
-SIGN = "def mul_backward(a, b, out):\n    a.grad -= out.grad * b.data"  # typed key by key: "mul-sign"
+SIGN = ("def mul_backward(a, b, out):\n    a.grad -= out.grad * b.data\n"
+        "    b.grad -= out.grad * a.data")  # typed key by key: "mul-sign"
 GUESS = {"pt": "0,5", "en": "0.5"}  # a prediction of page 03's loss (0,417): within 10%? no: "far"
 LOSS = {"pt": "0,417", "en": "0.417"}  # what page 03 shows
 

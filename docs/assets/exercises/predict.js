@@ -1,13 +1,9 @@
-/* Predict ("Prever"): the reader predicts a key output, then reveals what culpa computed.
-   Added by the build to the pages that have one (sitebuild/steps/exercises.py, on_post_page), deferred; it
-   loads nothing and computes no number a reader sees. The root (.predict) carries what the build wrote: the
-   page's number as the page shows it (data-answer-text: a marker of the page, tied to its code), its value and
-   the two bands of "how close" (data-exact: the page's last decimal place; data-close: 10%), or, for a pick,
-   the right option's index (data-answer); and the sentences, in the page's language (data-t-*).
-   Show (a submit) reads the reader's number as either language writes it, compares it with the bands, says
-   the sentence that fits in the root's status line (role=status, announced) with the reader's text and the
-   page's number in it, and reveals the paragraphs the page wrote (what culpa computed). An empty field
-   reveals without a prediction; text that is no number says so and reveals nothing. */
+/* Predict ("Prever"): the reader predicts a key output, then reveals what culpa computed. Loaded by
+   progress.js on the first touch of a Predict (a Show pressed before is replayed: culpaPredictPending).
+   It computes no number a reader sees: it compares the reader's number with the bands the build wrote on
+   the root (data-exact, data-close around data-value), says the sentence that fits (role=status) with the
+   reader's text and the page's own number (data-answer-text) in it, and reveals the page's paragraphs.
+   A pick says the right option (data-answer, its index). sitebuild/steps/exercises.py says more. */
 (function () {
   "use strict";
 
@@ -80,4 +76,6 @@
     event.preventDefault();
     show(root);
   });
+  window.culpaPredict = true;
+  (window.culpaPredictPending || []).splice(0).forEach(show);
 })();

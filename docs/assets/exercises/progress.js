@@ -1,17 +1,9 @@
-/* Progress: which checked exercises the reader solved, kept in this browser (localStorage) and nowhere else.
-   On every page (mkdocs.yml's extra_javascript, deferred); it reads localStorage, never loads Python.
-   - A page with checked exercises (.exercise[data-exercise]) registers its exercises under its address, and
-     under its translation's (the <link rel="alternate" hreflang> of its head), so that the navigation of
-     either language knows how many it has.
-   - Every link of the navigation to a page with registered exercises the reader solved some of gets a mark,
-     "2 de 3", named for screen readers ("exercícios resolvidos: 2 de 3").
-   - On a page with exercises, the line after the exercises' heading (sitebuild/steps/exercises.py) says how
-     many are solved here, and its button clears the progress (every page's), announced; each solved
-     exercise's root gets data-solved.
-   check.js calls window.culpaProgress.solve(id) on a right verdict. The words are on this script's tag
-   (data-t-*, the page's language: sitebuild/steps/exercises.py, on_post_page); the counts are the reader's,
-   not numbers of culpa's.
-   One state (the stored object), one render(). */
+/* Progress: the checked exercises the reader solved, kept in localStorage and nowhere else; read on every
+   page (deferred), never with Python. A page with exercises registers their ids under its address and its
+   translation's (<link rel="alternate" hreflang>); each navigation link to such a page gets "2 de 3" when
+   some are solved; the line after the exercises' heading says this page's count, and its button clears
+   all (announced). check.js calls window.culpaProgress.solve(id) on a right verdict. Words: data-t-* on this
+   script's tag (sitebuild/steps/exercises.py, which says more). One state, one render(). */
 (function () {
   "use strict";
   var KEY = "culpa-exercises";
@@ -73,9 +65,11 @@
       mark.setAttribute("aria-label", fill(t.progressNavLabel, c));
       mark.setAttribute("role", "img");  /* named as a whole: "exercises solved: 2 of 3" */
     });
-    roots.forEach(function (root) {
-      if (state.solved[root.dataset.exercise]) root.dataset.solved = t.solved;
-      else delete root.dataset.solved;
+    roots.forEach(function (root) {  /* the root's state, and the prompt's mark (site.css) */
+      [root, root.querySelector(".ex-prompt")].forEach(function (node) {
+        if (state.solved[root.dataset.exercise]) node.dataset.solved = t.solved;
+        else delete node.dataset.solved;
+      });
     });
     var line = document.querySelector(".ex-progress");
     if (line) {
@@ -113,4 +107,18 @@
     },
   };
   render();
+
+  /* Predict (predict.js) loads on the reader's first touch of one, never with the page; a Show pressed before
+     it is there is replayed by it (window.culpaPredictPending). */
+  if (!document.querySelector(".predict")) return;
+  var pending = (window.culpaPredictPending = []), asked = false;
+  function early(event) {
+    var root = event.target.closest && event.target.closest(".predict");
+    if (!root || window.culpaPredict) return;
+    if (event.type === "submit") { event.preventDefault(); pending.push(root); }
+    if (asked) return;
+    asked = true;
+    document.head.append(Object.assign(document.createElement("script"), { src: new URL("predict.js", script.src).href }));
+  }
+  ["focusin", "pointerdown", "submit"].forEach(function (type) { document.addEventListener(type, early, true); });
 })();

@@ -50,8 +50,9 @@ Predict ("Prever"): before a key output, a page writes
 
 data-answer is a marker of the page (sitebuild/steps/prose_numbers.py), so the number it reveals is the page's
 own, tied to the page's code and checked by its tests. The step writes the number's value and the two bands of
-"how close" (the page's last decimal place, and 10%) on the root: predict.js only compares the reader's number
-with them and picks the sentence, the number it says being the page's literal; it never computes a number.
+"how close" (the page's last decimal place, and 10%) on the root: predict.js (loaded by progress.js on the
+first touch of a Predict, never with the page) only compares the reader's number with them and picks the
+sentence, the number it says being the page's literal; it never computes a number.
 
 Progress: on a page with checked exercises, a line (hidden until progress.js fills it) after the heading of
 its exercises says how many the reader solved here, with the button that clears the progress; progress.js
@@ -66,7 +67,6 @@ import math
 import re
 
 from mkdocs.exceptions import PluginError
-from mkdocs.utils import get_relative_url
 
 from sitebuild import exercises, strings
 from sitebuild.numbers import number
@@ -246,12 +246,8 @@ def _predictions(html_text: str, page, lang: str, words: dict) -> str:
     return PREDICT.sub(control, html_text)
 
 
-def on_post_page(output: str, page, lang: str) -> str:
-    """progress.js's words, in the page's language, on its script tag (every page: its navigation); and on a
-    page with a Predict, predict.js (deferred: it wires the controls, and computes nothing)."""
-    if 'class="predict"' in output:
-        src = get_relative_url("assets/exercises/predict.js", page.url)
-        output = output.replace("</head>", f'<script defer src="{src}"></script></head>', 1)
+def on_post_page(output: str, lang: str) -> str:
+    """progress.js's words, in the page's language, on its script tag (every page: its navigation)."""
     words = strings.of(lang)["exercises_more"]
     attrs = "".join(f' data-t-{_kebab(k)}="{html.escape(words[k], quote=True)}"' for k in PROGRESS_WORDS)
     output, found = PROGRESS_SCRIPT.subn(lambda m: m.group(0) + attrs, output, count=1)
