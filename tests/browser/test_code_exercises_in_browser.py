@@ -69,7 +69,9 @@ def check_code(tab, root, code):
 
 def marks(tab):
     return tab.evaluate("[...document.querySelectorAll('.md-nav--primary .ex-mark')].map((m) => ({"
-                        " page: m.closest('a').getAttribute('href'), text: m.textContent,"
+                        " page: new URL(m.closest('.md-nav__link').getAttribute('href') || './',"
+                        " location.href).pathname,"
+                        " text: m.textContent,"
                         " name: m.getAttribute('aria-label')}))")
 
 
@@ -128,9 +130,12 @@ def sessions(browser, served_site):
         got["checks"] = [(code, check_code(tab, root, code)) for code in (PLANTED, LOOP, RIGHT)]
         # typed key by key: the text area takes Enter as a new line, and Ctrl+Enter checks
         type_into(tab, root.locator("textarea"), SIGN)
+        before = root.locator(".ex-verdict").text_content()
         tab.keyboard.press("Control+Enter")
-        tab.wait_for_function("(r) => !r.dataset.checking && r.dataset.verdict !== 'checking'",
-                              arg=root.element_handle(), timeout=CHECK_MS)
+        tab.wait_for_function("([r, before]) => !r.dataset.checking"
+                              " && r.querySelector('.ex-verdict').textContent"
+                              " && r.querySelector('.ex-verdict').textContent !== before",
+                              arg=[root.element_handle(), before], timeout=CHECK_MS)
         got["typed"] = root.locator("textarea").input_value()
         got["typed_said"] = root.locator(".ex-verdict").text_content()
         got["marks_after"] = marks(tab)

@@ -51,9 +51,11 @@
   }
 
   function render() {
-    document.querySelectorAll(".md-nav__link[href]").forEach(function (link) {
-      if (link.getAttribute("href").indexOf("#") !== -1) return;  /* a section of a page, not a page */
-      var c = count(address(link.getAttribute("href")));
+    /* a link to a page (not to a section of one), and the phone's label of this page (its contents' toggle) */
+    document.querySelectorAll('.md-nav__link[href], label.md-nav__link[for="__toc"]').forEach(function (link) {
+      var href = link.getAttribute("href") || "./";
+      if (href.indexOf("#") !== -1) return;
+      var c = count(address(href));
       var mark = link.querySelector(".ex-mark");
       if (!c.solved) { if (mark) mark.remove(); return; }
       if (!mark) {
