@@ -163,6 +163,7 @@ def sessions(browser, served_site):
         tab.keyboard.press("Enter")
         tab.wait_for_timeout(200)
         got["cleared_said"] = tab.locator(".ex-progress-said").text_content()
+        got["cleared_role"] = tab.locator(".ex-progress-said").get_attribute("role")
         got["cleared_focus"] = tab.evaluate("document.activeElement.className")
         got["marks_cleared"] = marks(tab)
         tab.reload(wait_until="load")
@@ -219,7 +220,7 @@ def test_progress_is_shown_in_the_navigation_kept_and_cleared(sessions, lang):
     assert got["marks_reloaded"] == got["marks_after"]
     assert got["line"] == w["progressLine"].replace("{solved}", "1").replace("{total}", "3")
     assert got["solved_attr"] == w["solved"]
-    assert got["cleared_said"] == w["progressCleared"]
+    assert got["cleared_said"] == w["progressCleared"] and got["cleared_role"] == "status"  # announced
     assert "ex-progress-said" in got["cleared_focus"]
     assert got["marks_cleared"] == [] and got["marks_cleared_reloaded"] == []
 

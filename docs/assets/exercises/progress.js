@@ -78,7 +78,9 @@
       var c = count(here);
       line.hidden = false;
       line.querySelector(".ex-progress-clear").hidden = !Object.keys(state.solved).length;
-      line.querySelector(".ex-progress-said").textContent = fill(c.solved ? t.progressLine : t.progressNone, c);
+      var said = line.querySelector(".ex-progress-said");
+      said.textContent = fill(c.solved ? t.progressLine : t.progressNone, c);
+      said.setAttribute("role", "status");  /* after the first sentence: changes are announced, the load is not */
     }
   }
 

@@ -156,9 +156,10 @@ def on_page_content(html_text: str, page, lang: str) -> str:
 
 def _progress_line(html_text: str, words: dict) -> str:
     """The page's progress and the button that clears it, after the exercises' heading (hidden until
-    progress.js says how many the reader solved here)."""
+    progress.js says how many the reader solved here; it makes the line a live region after that first
+    sentence, so that the page's load is not announced, and what Clear did is)."""
     line = ('<div class="ex-progress" hidden data-search-exclude>'
-            '<p class="ex-progress-said" role="status" aria-live="polite"></p>'
+            '<p class="ex-progress-said"></p>'
             f'<button type="button" class="md-button ex-progress-clear">{html.escape(words["progressClear"])}'
             '</button></div>')
     made, found = EXERCISES_HEADING.subn(lambda m: m.group(0) + line, html_text, count=1)
