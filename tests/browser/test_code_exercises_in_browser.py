@@ -11,12 +11,21 @@ One browser context per language, with the keyboard only, as a reader:
 - then the navigation marks page 05 "1 de 3" / "1 of 3" (named for screen readers), a reload keeps it, the
   page's line says it, and the clear button clears it (announced; after a reload too);
 - on a 390 px phone nothing scrolls sideways; every request stays on the site (every other host is
-  refused). Screenshots, desktop and phone, light and dark, land in tests/screenshots/.
+  refused). Screenshots, desktop and phone, light and dark, land in tests/screenshots/
+(exercise-*.png).
 """
 
 from __future__ import annotations
 
 import pytest
+
+# the phone's width, every request on the site and no error, judged as for the number exercises, on this
+# module's sessions (pytest runs an imported test here, with this module's fixture)
+from test_exercises_in_browser import (  # noqa: F401
+    check_with_keyboard,
+    shoot,
+    test_phone_width_and_the_network,
+)
 from test_explorers import open_page
 from visiting import DESKTOP, PHONE, SCREENSHOTS, find_chromium, in_ci
 
@@ -53,36 +62,12 @@ def type_into(tab, locator, text):
         tab.keyboard.type(line)
 
 
-def check_code(tab, root, code):
-    area = root.locator("textarea")
-    area.focus()
-    area.evaluate("(a, code) => { a.value = code; }", code)  # indentation as written (typing is below)
-    tab.keyboard.press("Tab")
-    focused = tab.evaluate("document.activeElement.className")
-    tab.keyboard.press("Enter")
-    tab.wait_for_function("(r) => ['right', 'wrong', 'malformed', 'failed'].includes(r.dataset.verdict)"
-                          " && !r.dataset.checking && r.querySelector('.ex-verdict').textContent",
-                          arg=root.element_handle(), timeout=CHECK_MS)
-    return {"said": root.locator(".ex-verdict").text_content(), "verdict": root.get_attribute("data-verdict"),
-            "focused": focused}
-
-
 def marks(tab):
     return tab.evaluate("[...document.querySelectorAll('.md-nav--primary .ex-mark')].map((m) => ({"
                         " page: new URL(m.closest('.md-nav__link').getAttribute('href') || './',"
                         " location.href).pathname,"
                         " text: m.textContent,"
                         " name: m.getAttribute('aria-label')}))")
-
-
-def shoot(tab, root, name):
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    for palette in ("default", "slate"):
-        tab.evaluate("(s) => document.body.setAttribute('data-md-color-scheme', s)", palette)
-        tab.wait_for_timeout(50)
-        light = "light" if palette == "default" else "dark"
-        root.screenshot(path=str(SCREENSHOTS / f"{name}-{light}.png"))
-    tab.evaluate("() => document.body.setAttribute('data-md-color-scheme', 'default')")
 
 
 @pytest.fixture(scope="module")
@@ -127,7 +112,7 @@ def sessions(browser, served_site):
         root = tab.locator(f'.exercise[data-exercise="{MUL}"]')
         root.scroll_into_view_if_needed()
         got["starter"] = root.locator("textarea").input_value()
-        got["checks"] = [(code, check_code(tab, root, code)) for code in (PLANTED, LOOP, RIGHT)]
+        got["checks"] = [(code, check_with_keyboard(tab, root, code)) for code in (PLANTED, LOOP, RIGHT)]
         # typed key by key: the text area takes Enter as a new line, and Ctrl+Enter checks
         type_into(tab, root.locator("textarea"), SIGN)
         before = root.locator(".ex-verdict").text_content()
@@ -142,7 +127,9 @@ def sessions(browser, served_site):
         got["line"] = tab.locator(".ex-progress-said").text_content()
         got["solved_attr"] = root.get_attribute("data-solved")
         shoot(tab, root, f"code-exercise-{lang}-desktop")
-        tab.locator(".md-sidebar--primary").screenshot(path=str(SCREENSHOTS / f"progress-nav-{lang}.png"))
+        tab.evaluate("scrollTo(0, 0)")
+        tab.screenshot(path=str(SCREENSHOTS / f"exercise-progress-nav-{lang}.png"),
+                       clip={"x": 0, "y": 0, "width": 420, "height": 800})
         tab.reload(wait_until="load")
         got["marks_reloaded"] = marks(tab)
         # the phone
@@ -223,14 +210,3 @@ def test_progress_is_shown_in_the_navigation_kept_and_cleared(sessions, lang):
     assert got["cleared_said"] == w["progressCleared"] and got["cleared_role"] == "status"  # announced
     assert "ex-progress-said" in got["cleared_focus"]
     assert got["marks_cleared"] == [] and got["marks_cleared_reloaded"] == []
-
-
-@pytest.mark.parametrize("lang", LANGS)
-def test_phone_width_and_the_network(sessions, lang):
-    width, viewport = sessions[lang]["phone"]
-    assert width <= viewport, f"the page scrolls sideways on a phone: {width} > {viewport}"
-    site = sessions[lang]["site"]
-    elsewhere = [u for u in sessions[lang]["requests"]
-                 if not u.startswith(site) and not u.startswith(("blob:", "data:"))]
-    assert elsewhere == [], elsewhere[:5]
-    assert sessions[lang]["errors"] == [], sessions[lang]["errors"][:5]
