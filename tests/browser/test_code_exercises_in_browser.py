@@ -7,7 +7,8 @@ One browser context per language, with the keyboard only, as a reader:
   says the right option; nothing of Python is fetched, before or after;
 - on page 05, the code exercise: the reader's code typed in the text area and checked from the keyboard;
   a planted mistake is named, and the announced verdict is what CPython's culpa says; a loop that never
-  ends is stopped with its message; the right code is right;
+  ends is stopped with its message; the right code is right; a loop inside one C call, which Python cannot
+  stop, ends the page's worker after its limit, with its message;
 - then the navigation marks page 05 "1 de 3" / "1 of 3" (named for screen readers), a reload keeps it, the
   page's line says it, and the clear button clears it (announced; after a reload too);
 - on a 390 px phone nothing scrolls sideways; every request stays on the site (every other host is
@@ -41,6 +42,7 @@ MUL = "branching/mul-backward"
 RIGHT = "def mul_backward(a, b, out):\n    a.grad += out.grad * b.data\n    b.grad += out.grad * a.data\n"
 PLANTED = RIGHT.replace("+=", "=")  # = for +=: "mul-overwrite"
 LOOP = "def mul_backward(a, b, out):\n    while True: pass\n"
+C_LOOP = "def mul_backward(a, b, out):\n    sum(range(10**12))\n"  # hours inside one C call
 SIGN = ("def mul_backward(a, b, out):\n    a.grad -= out.grad * b.data\n"
         "    b.grad -= out.grad * a.data")  # typed key by key: "mul-sign"
 GUESS = {"pt": "0,5", "en": "0.5"}  # a prediction of page 03's loss (0,417): within 10%? no: "far"
@@ -123,6 +125,8 @@ def sessions(browser, served_site):
                               arg=[root.element_handle(), before], timeout=CHECK_MS)
         got["typed"] = root.locator("textarea").input_value()
         got["typed_said"] = root.locator(".ex-verdict").text_content()
+        # a loop in C, which Python's trace cannot stop: the page ends its worker and says so
+        got["c_loop"] = check_with_keyboard(tab, root, C_LOOP)
         got["marks_after"] = marks(tab)
         got["line"] = tab.locator(".ex-progress-said").text_content()
         got["solved_attr"] = root.get_attribute("data-solved")
@@ -191,6 +195,8 @@ def test_a_code_exercise_is_checked_in_the_page_as_cpython_checks_it(sessions, l
     assert got["typed"] == SIGN
     assert got["typed_said"] == exercises.check(MUL, got["typed"], lang)["message"]
     assert w["mistakeMulSign"] in got["typed_said"]
+    stopped = w["codeStopped"].replace("{seconds}", "15")
+    assert (got["c_loop"]["verdict"], got["c_loop"]["said"]) == ("failed", stopped)
 
 
 @pytest.mark.parametrize("lang", LANGS)
