@@ -36,7 +36,8 @@ from sitebuild.steps import images as images_hook
 # (Copy link, Reset page), run.js's few lines that load keep.js only when there is something to keep, and
 # the explorers' state hooks add 1.0 to 1.6 KiB: 04 123.0, en 04 122.2; keep.js, its CSS and words load
 # only when the address carries a state, the browser kept one, or the reader changes something.
-# 2026-12-03, the rest of #27 (measured before #26's bar): progress.js on every page (the navigation's marks: 2.3 KiB, localStorage only),
+# 2026-12-03, the rest of #27 (measured before #26's bar): progress.js on every page (the navigation's
+# marks: 2.3 KiB, localStorage only),
 # site.css's rules for code exercises, Predict and progress (0.5 KiB) and each Predict's markup and words
 # (0.4-0.6 KiB; predict.js itself loads on the first touch): 04 125.2, 03 124.4, 08 122.9, 02 111.5.
 # Both together: about 04 126.8 (the sum of the two additions; to be measured on the rebased main).
