@@ -101,13 +101,17 @@
     saying.set(root, setTimeout(function () { status.textContent = text; }, 50));
   }
 
+  /* A check is about the answer in the field when culpa's verdict comes back: if the reader changed it while
+     Python loaded or the check ran (and pressed Check again or not), that verdict is about an answer no longer
+     there, so it is dropped and the field's answer is checked instead. */
   function submit(form) {
     var root = form.closest(".exercise"), field = form.querySelector(".ex-answer");
     if (root.dataset.checking) return;
     root.dataset.checking = "true";
-    var t = words(root);
+    var t = words(root), asked = field.value;
     say(root, python.ready ? (t.running || "") : run.strings.loading, "checking");
-    ask(root, field.value).then(function (answer) {
+    ask(root, asked).then(function (answer) {
+      if (field.value !== asked) return;
       say(root, answer.message, answer.verdict);
       if (answer.verdict === "malformed") field.setAttribute("aria-invalid", "true");
       else field.removeAttribute("aria-invalid");
@@ -116,7 +120,10 @@
       if (error.message === "stopped" && t.codeStopped)
         say(root, t.codeStopped.replace("{seconds}", String(CODE_LIMIT_MS / 1000)), "failed");
       else say(root, run.strings.failedToLoad.replace("{error}", error.message), "failed");
-    }).then(function () { delete root.dataset.checking; });
+    }).then(function () {
+      delete root.dataset.checking;
+      if (field.value !== asked && root.dataset.verdict === "checking") submit(form);
+    });
   }
 
   function hint(button) {
