@@ -165,3 +165,11 @@ def test_numbers_in_either_language():
     assert code_graph.number(-0.0, "pt") == "0" and code_graph.number(1e-30, "en") != "0"
     assert code_graph.written(np.arange(8.0).reshape(2, 4), "pt") == "2×4: (0; 1; 2; 3; 4; 5; …)"
     assert code_graph.brief(np.zeros((64, 10)), "en") == "[64×10]"
+
+
+def test_a_lines_annotation_marker_is_not_shown_as_its_code():
+    """A page's block may end a line with Material's `# (1)!` (drawn as a button on the page): the graph
+    shows the line's code without it (a new reader's session read "v = x**2  # (1)!" in a step)."""
+    code = CODE.replace("h = (knob * scale).tanh()", "h = (knob * scale).tanh()  # (1)!")
+    nodes = drawn(code, "loss", "en")["graph"]["nodes"]
+    assert [n["where"]["code"] for n in nodes if n["label"] == "h"] == ["h = (knob * scale).tanh()"]

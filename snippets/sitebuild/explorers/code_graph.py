@@ -126,6 +126,10 @@ def _written_now(array, lang: str, limit: int) -> str:
     return listed if array.ndim <= 1 and array.size <= limit else f"{shape_of(array)}: {listed}"
 
 
+# A page's block may end a line with Material's annotation marker, `# (1)!`: the page shows it as a button.
+ANNOTATION = re.compile(r"\s*#\s*\(\d+\)!?\s*$")
+
+
 # ---- the answer ----
 def answer(recorder, file: str, name: str, lang: str) -> str:
     """JSON: the graph of the tensor that the last run of `file` assigned to `name`, or why there is none."""
@@ -165,6 +169,7 @@ def build(root: Tensor, root_name: str, file: str, lang: str, words: dict, recor
             return {"file": None, "line": None, "code": "", "text": words["nowhere"]}
         code = sources.get(made.file, [])
         line = code[made.line - 1].strip() if 0 < made.line <= len(code) else ""
+        line = ANNOTATION.sub("", line)  # Material's code annotation marker is no part of the reader's code
         text = words["line"] if made.file == file else words["lineIn"]
         block = re.search(r"\d+", made.file)
         return {"file": made.file, "line": made.line, "code": line,
