@@ -28,6 +28,8 @@ from functools import partial
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
+from calibration import slowdown  # tests/bench/, beside this script
+
 from support.site import build_site  # PYTHONPATH=tests: the suite's helper, as pytest finds it
 
 EXPLORERS = {  # name -> (its page, 11 inputs as typed: the first cold, 10 warm)
@@ -54,7 +56,7 @@ def measures(page, name: str) -> list[float]:
     return page.evaluate("(n) => performance.getEntriesByName(n).map((e) => e.duration)", name)
 
 
-def visit(browser, url: str, rate: int, name: str) -> dict:
+def visit(browser, url: str, rate: float, name: str) -> dict:
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     page = context.new_page()
     if rate > 1:
@@ -104,6 +106,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--site", type=Path, help="a built site to serve instead of building one")
+    parser.add_argument("--cpu-slowdown", default="4", help="the slowed-down rate: a number (4, Lighthouse's "
+                        "mobile preset) or 'calibrated' (tests/bench/calibration.py)")
     parser.add_argument("--explorer", choices=list(EXPLORERS), action="append",
                         help="measure this explorer only (repeatable; all three by default)")
     args = parser.parse_args()
@@ -119,9 +123,10 @@ def main() -> int:
         threading.Thread(target=server.serve_forever, daemon=True).start()
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path="/usr/bin/chromium")
+            slowed = slowdown(browser, args.cpu_slowdown)
             for name in args.explorer or list(EXPLORERS):
                 url = f"http://127.0.0.1:{server.server_port}/{EXPLORERS[name][0]}"
-                for rate, label in ((4, "CPU 4× slower"), (1, "machine's own speed")):
+                for rate, label in (slowed, (1, "machine's own speed")):
                     report(f"{name}, {label}", [visit(browser, url, rate, name) for _ in range(args.runs)])
             browser.close()
         server.shutdown()

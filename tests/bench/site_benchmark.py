@@ -1,7 +1,7 @@
 """Site speed, side by side with a plain Material page: one command, a report (not a timed test).
 
     PYTHONPATH=tests .venv/bin/python tests/bench/site_benchmark.py [--runs 2] [--no-build-times]
-        [--only home] [--keep DIR]
+        [--only home] [--keep DIR] [--cpu-slowdown 4|calibrated]
 
 1. Build times, on a copy of the project (the repository is never touched): a cold build with the labs
    (no .cache/), a warm rebuild after editing one page, and `mkdocs serve`'s reload: the time from saving
@@ -38,6 +38,8 @@ import textwrap
 import time
 import urllib.request
 from pathlib import Path
+
+from calibration import REFERENCE_PHONE_INDEX  # tests/bench/, beside this script
 
 ROOT = Path(__file__).resolve().parents[2]
 LIGHTHOUSE_VERSION = "12.2.3"
@@ -242,10 +244,13 @@ def lighthouse_bin() -> Path:
     return binary
 
 
-def lighthouse(url: str, out: Path) -> dict:
+
+
+def lighthouse(url: str, out: Path, slowdown: float | None = None) -> dict:
     env = dict(os.environ, CHROME_PATH=CHROME)
+    throttling = [f"--throttling.cpuSlowdownMultiplier={slowdown:.2f}"] if slowdown else []
     proc = subprocess.run([str(lighthouse_bin()), url, "--output=json", f"--output-path={out}", "--quiet",
-                           "--only-categories=performance,accessibility,best-practices",
+                           "--only-categories=performance,accessibility,best-practices", *throttling,
                            "--chrome-flags=--headless=new --no-sandbox --disable-gpu "
                            "--ignore-certificate-errors"],
                           env=env, capture_output=True, text=True, timeout=300)
@@ -269,6 +274,8 @@ def lighthouse(url: str, out: Path) -> dict:
         "lcp": audits["largest-contentful-paint"]["numericValue"],
         "kib": audits["total-byte-weight"]["numericValue"] / 1024,
         "failing": failing,
+        "index": report["environment"]["benchmarkIndex"],
+        "slowdown": report["configSettings"]["throttling"]["cpuSlowdownMultiplier"],
     }
 
 
@@ -296,7 +303,15 @@ def main() -> None:
                         "text (e.g. home); the floor is always measured")
     parser.add_argument("--keep", type=Path, help="copy Lighthouse's JSON reports into this folder, to read "
                         "what blocked the main thread (audits bootup-time, long-tasks)")
+    parser.add_argument("--cpu-slowdown", default="4", help="Lighthouse's CPU multiplier: a number (its "
+                        "default, 4) or 'calibrated' (tests/bench/calibration.py): this machine's "
+                        f"benchmark index / {REFERENCE_PHONE_INDEX:.0f} (median of three runs on the floor)")
     args = parser.parse_args()
+    if args.cpu_slowdown != "calibrated":
+        try:
+            float(args.cpu_slowdown)
+        except ValueError:
+            parser.error(f"--cpu-slowdown {args.cpu_slowdown!r}: write a number (4) or 'calibrated'")
     for tool in (CHROME, NGINX, OPENSSL):
         if not Path(tool).exists():
             sys.exit(f"{tool} is missing: apt-get install chromium nginx-light openssl")
@@ -316,11 +331,18 @@ def main() -> None:
             for kind, path in [(k, v) for k, v in PAGES.items() if args.only in k]:
                 for lang, prefix in LANG_PREFIX.items():
                     targets.append((f"{kind} ({lang})", f"{origin(site_port)}/{prefix}{path}"))
+            slowdown = None if args.cpu_slowdown == "calibrated" else float(args.cpu_slowdown)
+            if slowdown is None:
+                index = statistics.median(lighthouse(targets[0][1], work / f"calibration-{n}.json")["index"]
+                                          for n in range(3))  # one reading moves by a fifth
+                slowdown = index / REFERENCE_PHONE_INDEX
+                print(f"benchmark index {index:.0f}: CPU slowdown {slowdown:.2f}", file=sys.stderr,
+                      flush=True)
             for round_ in range(args.runs):
                 for n, (name, url) in enumerate(targets):
                     print(f"round {round_ + 1}/{args.runs}: {name}", file=sys.stderr, flush=True)
                     report = work / f"lh-{round_}-{n}.json"
-                    results.setdefault(name, []).append(lighthouse(url, report))
+                    results.setdefault(name, []).append(lighthouse(url, report, slowdown))
                     if args.keep:
                         args.keep.mkdir(parents=True, exist_ok=True)
                         shutil.copy(report, args.keep / report.name)
@@ -329,8 +351,12 @@ def main() -> None:
             server.wait(timeout=30)
 
     load = os.getloadavg()[0]
-    print(f"\nLighthouse {LIGHTHOUSE_VERSION}, mobile, simulated throttling; nginx, HTTPS + HTTP/2, gzip; "
-          f"{args.runs} run(s), load average {load:.1f} on {os.cpu_count()} cores\n")
+    every = [r for runs in results.values() for r in runs]
+    indexes = sorted(r["index"] for r in every)
+    print(f"\nLighthouse {LIGHTHOUSE_VERSION}, mobile, simulated throttling, CPU slowdown "
+          f"{every[0]['slowdown']:.2f}x; nginx, HTTPS + HTTP/2, gzip; {args.runs} run(s), load average "
+          f"{load:.1f} on {os.cpu_count()} cores; benchmark index {indexes[0]:.0f}-{indexes[-1]:.0f} "
+          f"(median {statistics.median(indexes):.0f})\n")
     print("| page | performance | accessibility | best practices | total blocking time | CLS | LCP | "
           "transferred |")
     print("| --- | --- | --- | --- | --- | --- | --- | --- |")

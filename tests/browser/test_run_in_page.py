@@ -7,8 +7,12 @@ request to anything else fails the test even before the network would refuse it.
 One browser context per language. For each page (the home page, the chapters), in page order: load it,
 check that nothing of Pyodide was fetched, press Run on each runnable block in turn and read what it
 printed (its `<output>`: the stdout the worker streamed) next to the output the page shows under it,
-compared exactly as tests/test_pages.py compares it in CPython. Then, on page 03: edit the logits and run
-(the result must be what CPython prints for the edited code), Reset, `while True: pass` stopped by Stop
+compared exactly as tests/test_pages.py compares it in CPython. An English page whose Run bars offer
+exactly the code of its Portuguese page (the same blocks, line for line, the same ones not runnable) is
+loaded and read but its blocks are not pressed again: the same code, the same wheel and the same worker
+print the same, so what the Portuguese page printed is compared with what the English page shows. Page
+03 runs in both languages, so each language's Run bar is pressed. Then, on page 03: edit the logits and
+run (the result must be what CPython prints for the edited code), Reset, `while True: pass` stopped by Stop
 within a second and a Run after it, a million-line print cut. Then the labs (pt; their code cells are the
 same in en, tests/test_labs.py): every cell that the page does not mark as not runnable runs without error.
 The blocks that cannot run in the browser are printed with their reasons.
@@ -61,6 +65,22 @@ class PageRun:
     config: dict = field(default_factory=dict)
     outputs: dict[int, dict] = field(default_factory=dict)  # block index -> {state, stdout, stderr, text}
     error: str | None = None
+    ran_as: str | None = None  # the page (other language) whose run of the very same code gave `outputs`
+
+
+def squeeze(code: str) -> list[str]:
+    return [line for line in code.splitlines() if line.strip()]
+
+
+def same_code(one: dict, other: dict) -> bool:
+    """Two pages' Run configurations offer the same code to run, block by block (and skip the same ones)."""
+    a, b = one.get("blocks", []), other.get("blocks", [])
+    return bool(a) and len(a) == len(b) and all(
+        squeeze(x["code"]) == squeeze(y["code"]) and bool(x["skip"]) == bool(y["skip"])
+        for x, y in zip(a, b, strict=True))
+
+
+PRESSED_IN_EVERY_LANGUAGE = ("03-worked-example/",)  # its Run bar's Edit, Reset, Stop and cut checks
 
 
 @dataclass
@@ -129,13 +149,21 @@ async def what_it_showed(tab, k: int | None, console: list[str]) -> str:
 
 async def run_pages(context, site: ServedSite, pages: list[SitePage], requests: list[str], into: dict,
                     checks: dict | None = None) -> None:
-    """Each page in turn, in a tab of its own: every runnable block through its Run button."""
+    """Each page in turn, in a tab of its own: every runnable block through its Run button, unless the
+    same page in a language run before offered the very same code and ran it without error."""
     for page in pages:
         if ONLY_PAGES and not any(part in page.id for part in ONLY_PAGES):
             continue
         started = time.perf_counter()
         tab, run = await open_page(context, site, page, requests)
         into[page.id] = run
+        before = [r for r in into.values() if r.page.path == page.path and r.page.lang != page.lang]
+        if (page.path not in PRESSED_IN_EVERY_LANGUAGE and before and before[0].error is None
+                and before[0].ran_as is None and same_code(before[0].config, run.config)):
+            run.outputs, run.ran_as = dict(before[0].outputs), before[0].page.id
+            await tab.close()
+            progress(f"{page.id}: the code of {run.ran_as}, run there")
+            continue
         console: list[str] = []  # what the page and its worker logged, for a failure's message
         tab.on("console", lambda m, into=console: into.append(f"{m.type}: {m.text}"))
         tab.on("pageerror", lambda e, into=console: into.append(f"uncaught: {e}"))
@@ -299,8 +327,8 @@ def test_every_runnable_block_prints_in_the_browser_what_the_page_shows(session,
     assert len(blocks) == len(source.python_blocks), (
         f"{page.id}: the page offers {len(blocks)} blocks to Run, its source has {len(source.python_blocks)}"
     )
+    ran = f" (run on {run.ran_as}, the very same code)" if run.ran_as else ""
     for k, (shown, block) in enumerate(zip(blocks, source.python_blocks, strict=True)):
-        squeeze = lambda code: [line for line in code.splitlines() if line.strip()]  # noqa: E731
         assert squeeze(shown["code"]) == squeeze(block.code), f"{page.id}: block {k + 1} runs other code"
         tested = not any("skip" in m for m in block.marks)
         if shown["skip"] or not tested:
@@ -308,12 +336,12 @@ def test_every_runnable_block_prints_in_the_browser_what_the_page_shows(session,
         out = run.outputs.get(k)
         assert out is not None, f"{page.id}: block {k + 1} (line {block.line}) did not run: {run.error}"
         assert out["state"] == "ok", (
-            f"{page.id}: block {k + 1} (line {block.line}) failed in the browser:\n{out['stderr']}"
+            f"{page.id}: block {k + 1} (line {block.line}) failed in the browser{ran}:\n{out['stderr']}"
         )
         if block.expected_output is not None and not shown.get("limit"):
             assert out["stdout"] == block.expected_output, (
-                f"{page.id}: in the browser, block {k + 1} (line {block.line}) prints something else than "
-                f"the page shows.\n--- page shows ---\n{block.expected_output}--- browser printed ---\n"
+                f"{page.id}: in the browser{ran}, block {k + 1} (line {block.line}) prints something else "
+                f"than the page shows.\n--- page shows ---\n{block.expected_output}--- browser printed ---\n"
                 f"{out['stdout']}"
             )
     assert run.error is None, f"{page.id}: {run.error}"
