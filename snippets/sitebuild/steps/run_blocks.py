@@ -57,7 +57,6 @@ TAG = re.compile(r"<[^>]+>")
 # why (the page says so next to the block's Run: strings' [run_limits]). Keep this short: each one is a
 # difference a reader meets.
 BROWSER_LIMITS = [
-    (re.compile(r"forgetful_model"), "forgetful"),
     (re.compile(r"time\.process_time"), "process_time"),
     (re.compile(r"except FloatingPointError"), "floating_point_error"),
     # a lab's figure cell: drawn in the page by assets/run/matplotlib/, on a reader's machine by matplotlib
