@@ -5,7 +5,7 @@ import numpy as np
 from culpa import messages
 from culpa.fast_paths import SGD_SLICE, update_in_slices
 from culpa.operands import as_tensor
-from culpa.tensor import Tensor, op_result
+from culpa.tensor import Tensor, new_version, op_result
 
 ACTIVATIONS = ("tanh", "sigmoid", "relu")
 
@@ -130,6 +130,7 @@ class SGD:
         held, lrs = self._lr_arrays
         if held != self.lr:
             self._lr_arrays = (self.lr, lrs := {})
+        stamp = new_version()  # one version for all the parameters it changes: older graphs are stale
         for p in self.params:
             grad = p.grad
             if grad is None:
@@ -142,7 +143,7 @@ class SGD:
                 data -= lr * grad
             else:
                 update_in_slices(data, grad, lr)
-            p.data = data  # the same array, changed: the setter marks the graphs that used it as stale
+            p.version = stamp  # what `p.data = data` would do, without a call of the setter per parameter
 
     def zero_grad(self):
         for p in self.params:

@@ -24,6 +24,12 @@ _stamps = itertools.count()  # a tensor's version: when its data was made, or la
 last_change = [-1]  # the version of the latest change of any tensor's .data
 
 
+def new_version():
+    """The version of a change of data about to be made (SGD.step stamps every parameter with one)."""
+    stamp = last_change[0] = next(_stamps)
+    return stamp
+
+
 # --8<-- [start:tensor_init]
 class Tensor:
     """A NumPy array (`.data`) plus what backward needs: the op that made it,

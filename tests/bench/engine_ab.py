@@ -1,6 +1,6 @@
 """Two versions of culpa side by side in one process, with the hand-written NumPy floor (run it by hand):
 
-    .venv/bin/python tests/bench/engine_ab.py OLD_DIR NEW_DIR [SIZE] [ROUNDS] [BUDGET]
+    .venv/bin/python tests/bench/engine_ab.py OLD_DIR NEW_DIR [SIZE] [ROUNDS] [BUDGET] [DTYPE]
 
 OLD_DIR and NEW_DIR each hold a `culpa/` package (e.g. `git archive main snippets/culpa | tar -x -C /tmp/old`
 gives /tmp/old/snippets). It prints each one's step time over the floor's and NEW over OLD, medians of
@@ -34,13 +34,14 @@ def load(folder):
     return package
 
 
-def main(old_dir, new_dir, size="tiny", rounds="41", budget="0.01"):
+def main(old_dir, new_dir, size="tiny", rounds="41", budget="0.01", dtype="float32"):
     old, new = load(old_dir), load(new_dir)
     _, sizes, batch = next(s for s in new.benchmark.SIZES if s[0] == size)
-    x, y = new.benchmark.problem(sizes, batch, np.float32)
+    dtype = np.dtype(dtype).type
+    x, y = new.benchmark.problem(sizes, batch, dtype)
     steps = []
     for name, package in (("old", old), ("new", new)):
-        model = package.nn.MLP(sizes, activation="tanh", rng=0, dtype=np.float32)
+        model = package.nn.MLP(sizes, activation="tanh", rng=0, dtype=dtype)
         step = package.benchmark.CulpaStep(model, x, y)
         step.name = name
         steps.append(step)
@@ -50,7 +51,7 @@ def main(old_dir, new_dir, size="tiny", rounds="41", budget="0.01"):
     medians = {name: f"{statistics.median(t) * 1e6:.0f} µs" for name, t in times.items()}
     ratios = {pair: ratio(times, *pair.split("/")) for pair in ("old/numpy", "new/numpy", "new/old")}
     print(
-        f"{size}, float32: " + ", ".join(f"{pair} {value:.3f}" for pair, value in ratios.items()),
+        f"{size}, {dtype.__name__}: " + ", ".join(f"{pair} {value:.3f}" for pair, value in ratios.items()),
         f"(old {medians['old']}, new {medians['new']}, numpy {medians['numpy']}; {rounds} rounds of {reps} "
         f"steps; load average {os.getloadavg()[0]:.1f})",
     )

@@ -5,9 +5,14 @@ Speed work tends to inline helpers into the hot loop; these budgets say when it 
 
 import ast
 import inspect
+import sys
+from collections import Counter
 from pathlib import Path
 
-from culpa import tensor
+import numpy as np
+
+import culpa
+from culpa import benchmark, tensor
 
 TENSOR_LINES = 350
 LOOP_LINES = 15
@@ -35,4 +40,39 @@ def test_backward_loop_is_about_15_lines_of_chain_rule():
     assert count <= LOOP_LINES, (
         f"backpropagate's body is {count} lines of code, over its budget of {LOOP_LINES}: keep the chain "
         "rule in the loop and each guarantee in a named helper of culpa/guarantees.py"
+    )
+
+
+# culpa's own Python calls in one training step at tiny size (issue 22: there the fixed cost of each call
+# shows as much as the array work): 47 before SGD.step stamped its parameters with one version instead of
+# calling the `.data` setter for each of them
+STEP_CALLS = 42
+
+
+def culpa_calls(step):
+    """The names of culpa's own functions called while step() runs (not NumPy's, whose count is NumPy's)."""
+    package = str(Path(tensor.__file__).parent)
+    calls = []
+
+    def profile(frame, event, arg):
+        if event == "call" and frame.f_code.co_filename.startswith(package):
+            calls.append(frame.f_code.co_qualname)
+
+    sys.setprofile(profile)
+    try:
+        step()
+    finally:
+        sys.setprofile(None)
+    return calls
+
+
+def test_a_tiny_training_step_makes_a_fixed_number_of_calls():
+    sizes = [2, 16, 16, 2]
+    x, y = benchmark.problem(sizes, 32, np.float32)
+    step = benchmark.CulpaStep(culpa.nn.MLP(sizes, activation="tanh", rng=0, dtype=np.float32), x, y)
+    step()  # the first step sets up what the others reuse (SGD's lr arrays, cross_entropy's row numbers)
+    calls = culpa_calls(step)
+    assert len(calls) <= STEP_CALLS, (
+        f"one tiny training step calls culpa's functions {len(calls)} times, over its budget of {STEP_CALLS} "
+        f"(at tiny size each call costs as much as the array work): {Counter(calls).most_common()}"
     )
