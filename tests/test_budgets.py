@@ -334,9 +334,12 @@ def test_search_index_quotes_formulas_as_text_not_tex(built_site, index):
 # en 199,899 B (64,005 gzip). The budgets leave ~1%.
 # 2026-12-03: the checked exercises of 07, 09 and 10 (the new exercises' statements and solutions, with their
 # formulas) bring pt to 212,069 B (67,744 gzip), en to 203,272 B (65,187 gzip); the budgets leave ~1% again.
+# 2026-12-03 (afternoon): page 09's first solution says why its chaotic run's last loss differs between
+# machines, page 06 that SGD.step stamps the parameters: pt 214,564 B (68,576 gzip), en 205,737 B (66,002
+# gzip), just over; the budgets leave ~1% again.
 SEARCH_INDEX_BUDGETS = {
-    "search/search_index.json": (214_500, 68_500),  # pt: raw bytes, gzip bytes
-    "en/search/search_index.json": (205_500, 66_000),
+    "search/search_index.json": (216_500, 69_200),  # pt: raw bytes, gzip bytes
+    "en/search/search_index.json": (207_500, 66_600),
 }
 
 
