@@ -121,7 +121,13 @@ class _Links(HTMLParser):
 
 @cache
 def _fetch(url: str) -> tuple[int, frozenset[str]]:
-    status, _, body = _http(url)
+    """The target's status and, for an HTML page, the ids an anchor can land on. Only HTML is parsed: in the
+    .ci/run of a918a5d a lab's figure (a PNG whose bytes change with the timings it draws), decoded as text,
+    held `<![gL_W`, on which HTMLParser raised instead of saying anything about links."""
+    status, headers, body = _http(url)
+    content_type = next((v for k, v in headers.items() if k.lower() == "content-type"), "")
+    if not content_type.startswith("text/html"):
+        return status, frozenset()
     parser = _Links()
     parser.feed(body)
     return status, frozenset(parser.ids)
