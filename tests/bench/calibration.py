@@ -4,13 +4,14 @@ Chromium's CPU throttling (and Lighthouse's simulated 4x) is relative to the mac
 4x "moves a typical run in the high-end desktop bracket [benchmark index 1500-2000] somewhere into the
 mid-tier mobile bracket" (Lighthouse's docs/throttling.md, "Calibrating the CPU slowdown"). The machines this
 project runs on differ by about 2x from one session to the next, so a budget "at 4x" met on one can be missed
-on another with the same code. `calibrated_slowdown` divides this machine's benchmark index (Lighthouse's own
+on another with the same code. `calibrated_rate` divides this machine's benchmark index (Lighthouse's own
 measure, taken in the browser at hand, median of three) by the middle of that bracket slowed 4x: the slowdown
 at which this machine runs like the phone Lighthouse's default means.
 """
 
 from __future__ import annotations
 
+import argparse
 import statistics
 
 REFERENCE_PHONE_INDEX = 1750 / 4
@@ -54,11 +55,26 @@ def benchmark_index(browser) -> float:
     return statistics.median(readings)
 
 
-def slowdown(browser, wanted: str) -> tuple[float, str]:
-    """The CPU rate for --cpu-slowdown `wanted` ("4", any number, or "calibrated"), and its label."""
+def cpu_slowdown(text: str) -> float | str:
+    """argparse's type for --cpu-slowdown: a number (4, Lighthouse's mobile preset) or "calibrated"."""
+    if text == "calibrated":
+        return text
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: write a number (4) or 'calibrated'") from None
+
+
+def calibrated_rate(index: float) -> float:
+    """The slowdown that turns a machine of this benchmark index into Lighthouse's mid-tier phone."""
+    return index / REFERENCE_PHONE_INDEX
+
+
+def slowdown(browser, wanted: float | str) -> tuple[float, str]:
+    """The CPU rate for --cpu-slowdown `wanted` (cpu_slowdown's value), and its label."""
     if wanted != "calibrated":
-        return float(wanted), f"CPU {float(wanted):g}× slower"
+        return wanted, f"CPU {wanted:g}× slower"
     index = benchmark_index(browser)
-    rate = index / REFERENCE_PHONE_INDEX
+    rate = calibrated_rate(index)
     return rate, (f"CPU {rate:.2f}× slower (calibrated: benchmark index {index:.0f} / "
                   f"{REFERENCE_PHONE_INDEX:.0f})")

@@ -28,7 +28,7 @@ from functools import partial
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
-from calibration import slowdown  # tests/bench/, beside this script
+from calibration import cpu_slowdown, slowdown  # tests/bench/, beside this script
 
 from support.site import build_site  # PYTHONPATH=tests: the suite's helper, as pytest finds it
 
@@ -106,8 +106,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--site", type=Path, help="a built site to serve instead of building one")
-    parser.add_argument("--cpu-slowdown", default="4", help="the slowed-down rate: a number (4, Lighthouse's "
-                        "mobile preset) or 'calibrated' (tests/bench/calibration.py)")
+    parser.add_argument("--cpu-slowdown", type=cpu_slowdown, default=4.0,
+                        help="the slowed-down rate: a number (4, Lighthouse's mobile preset) or "
+                        "'calibrated' (tests/bench/calibration.py)")
     parser.add_argument("--explorer", choices=list(EXPLORERS), action="append",
                         help="measure this explorer only (repeatable; all three by default)")
     args = parser.parse_args()

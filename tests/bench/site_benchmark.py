@@ -39,7 +39,8 @@ import time
 import urllib.request
 from pathlib import Path
 
-from calibration import REFERENCE_PHONE_INDEX  # tests/bench/, beside this script
+# tests/bench/, beside this script
+from calibration import REFERENCE_PHONE_INDEX, calibrated_rate, cpu_slowdown
 
 ROOT = Path(__file__).resolve().parents[2]
 LIGHTHOUSE_VERSION = "12.2.3"
@@ -244,8 +245,6 @@ def lighthouse_bin() -> Path:
     return binary
 
 
-
-
 def lighthouse(url: str, out: Path, slowdown: float | None = None) -> dict:
     env = dict(os.environ, CHROME_PATH=CHROME)
     throttling = [f"--throttling.cpuSlowdownMultiplier={slowdown:.2f}"] if slowdown else []
@@ -303,15 +302,11 @@ def main() -> None:
                         "text (e.g. home); the floor is always measured")
     parser.add_argument("--keep", type=Path, help="copy Lighthouse's JSON reports into this folder, to read "
                         "what blocked the main thread (audits bootup-time, long-tasks)")
-    parser.add_argument("--cpu-slowdown", default="4", help="Lighthouse's CPU multiplier: a number (its "
-                        "default, 4) or 'calibrated' (tests/bench/calibration.py): this machine's "
+    parser.add_argument("--cpu-slowdown", type=cpu_slowdown, default=4.0,
+                        help="Lighthouse's CPU multiplier: a number (its default, 4) or 'calibrated' "
+                        "(tests/bench/calibration.py): this machine's "
                         f"benchmark index / {REFERENCE_PHONE_INDEX:.0f} (median of three runs on the floor)")
     args = parser.parse_args()
-    if args.cpu_slowdown != "calibrated":
-        try:
-            float(args.cpu_slowdown)
-        except ValueError:
-            parser.error(f"--cpu-slowdown {args.cpu_slowdown!r}: write a number (4) or 'calibrated'")
     for tool in (CHROME, NGINX, OPENSSL):
         if not Path(tool).exists():
             sys.exit(f"{tool} is missing: apt-get install chromium nginx-light openssl")
@@ -331,11 +326,11 @@ def main() -> None:
             for kind, path in [(k, v) for k, v in PAGES.items() if args.only in k]:
                 for lang, prefix in LANG_PREFIX.items():
                     targets.append((f"{kind} ({lang})", f"{origin(site_port)}/{prefix}{path}"))
-            slowdown = None if args.cpu_slowdown == "calibrated" else float(args.cpu_slowdown)
-            if slowdown is None:
+            slowdown = args.cpu_slowdown
+            if slowdown == "calibrated":  # Lighthouse's own index, as its reports give it
                 index = statistics.median(lighthouse(targets[0][1], work / f"calibration-{n}.json")["index"]
                                           for n in range(3))  # one reading moves by a fifth
-                slowdown = index / REFERENCE_PHONE_INDEX
+                slowdown = calibrated_rate(index)
                 print(f"benchmark index {index:.0f}: CPU slowdown {slowdown:.2f}", file=sys.stderr,
                       flush=True)
             for round_ in range(args.runs):

@@ -16,7 +16,7 @@ import json
 from urllib.parse import urlsplit
 
 import pytest
-from visiting import NO_CHROMIUM, find_chromium, in_ci
+from visiting import NO_CHROMIUM, find_chromium, in_ci, press_run
 
 from support.pages import load_page
 from support.served import LANGS
@@ -127,12 +127,7 @@ def set_code(tab, k: int, text: str) -> None:
 
 
 def run(tab, k: int) -> str:
-    # pressed from the keyboard once run.js has set the button up (its render() writes aria-disabled), as
-    # tests/browser/test_run_in_page.py does: in the .ci/run of 27e0db7 a click right after load, while the
-    # page still moved, never reached the button (no run began; the wait below ran out after 180 s)
-    button = f'[data-run-bar="{k}"] [data-run="run"]'
-    tab.wait_for_selector(f'{button}[aria-disabled="false"]', timeout=LOAD_MS)
-    tab.locator(button).press("Enter")
+    press_run(tab, k, LOAD_MS)
     tab.wait_for_timeout(50)
     output = tab.locator(f'[data-run-output="{k}"]')
     tab.wait_for_function(DONE, arg=output.element_handle(), timeout=LOAD_MS)

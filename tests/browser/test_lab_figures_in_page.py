@@ -17,7 +17,7 @@ import re
 import xml.etree.ElementTree as ET
 
 import pytest
-from visiting import NO_CHROMIUM, find_chromium, in_ci, open_local
+from visiting import NO_CHROMIUM, find_chromium, in_ci, open_local, press_run
 
 import culpa
 from support.pages import ROOT
@@ -52,11 +52,7 @@ def run(tab, k: int, code: str | None = None) -> dict:
         tab.keyboard.press("ControlOrMeta+a")
         tab.keyboard.press("Delete")
         tab.keyboard.insert_text(code)
-    # pressed from the keyboard once run.js has set the button up, not clicked while the page may still move
-    # (tests/browser/test_content_policy_in_browser.py's run() says what a click did in a .ci/run)
-    button = f'[data-run-bar="{k}"] [data-run="run"]'
-    tab.wait_for_selector(f'{button}[aria-disabled="false"]', timeout=LOAD_MS)
-    tab.locator(button).press("Enter")
+    press_run(tab, k, LOAD_MS)
     tab.wait_for_timeout(50)
     output = tab.locator(f'[data-run-output="{k}"]')
     tab.wait_for_function(DONE, arg=output.element_handle(), timeout=LOAD_MS)

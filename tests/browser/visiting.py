@@ -103,6 +103,15 @@ def open_local(browser, url: str, **options):
     return context, tab
 
 
+def press_run(tab, k: int, timeout: float) -> None:
+    """Press block k's Run from the keyboard once run.js has set it up (its render() writes aria-disabled),
+    as tests/browser/test_run_in_page.py does: a click right after load, while the page still moves, can miss
+    the button (in the .ci/run of 27e0db7 no run began and the wait for its output ran out after 180 s)."""
+    button = f'[data-run-bar="{k}"] [data-run="run"]'
+    tab.wait_for_selector(f'{button}[aria-disabled="false"]', timeout=timeout)
+    tab.locator(button).press("Enter")
+
+
 def is_sitemap_prefetch(url: str) -> bool:
     # Material prefetches sitemap.xml under every alternate-language URL of the page; steps/alternates.py
     # writes one wherever it asks, so those requests must succeed like any other: nothing is ignored.
