@@ -95,11 +95,12 @@ for row in region:  # (2)!
 # --8<-- [end:boundary]
 
 # --8<-- [start:optimizer]
-final, correct = {}, {}
+print("lr      epoch 1   lowest   correct")
+first, lowest, correct = {}, {}, {}
 for lr in (0.01, 0.1, 3.0):
     fresh = culpa.nn.MLP([2, 16, 16, 2], activation="tanh", rng=0)  # (1)!
-    final[lr] = train(fresh, lr=lr, epochs=200)[-1]
+    losses = train(fresh, lr=lr, epochs=200)
+    first[lr], lowest[lr] = losses[0], min(losses)  # (2)!
     correct[lr] = accuracy(fresh, X, y)
-    print(f"lr = {lr:<5}  final[lr] = {final[lr]:7.3f}   "
-          f"correct[lr] = {correct[lr]:.3f}")
+    print(f"{lr:<5}   {first[lr]:7.3f}   {lowest[lr]:6.3f}   {correct[lr]:7.3f}")
 # --8<-- [end:optimizer]
