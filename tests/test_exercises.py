@@ -132,7 +132,8 @@ def test_an_unrelated_wrong_answer_gets_the_element_and_no_name(exercise_id, lan
     wrong[index] -= off
     said = verdict(exercise_id, typed(wrong, lang, ex.decimals), lang)
     assert said["verdict"] == "wrong" and said["mistakes"] == [], said
-    expected = (words["wrong" if ex.size > 1 else "wrongOne"].replace("{differ}", "1")
+    # one number of several off: "1 of 5 numbers differs", the verb agreeing with the one
+    expected = (words["wrongSingle" if ex.size > 1 else "wrongOne"].replace("{differ}", "1")
                 .replace("{count}", str(ex.size)).replace("{index}", str(index))
                 .replace("{side}", words["below"]))
     by = re.escape(expected).replace(re.escape("{by}"), r"(\S+)")
@@ -142,6 +143,20 @@ def test_an_unrelated_wrong_answer_gets_the_element_and_no_name(exercise_id, lan
     exact = np.ravel(ex.answer())[index]
     assert found.group(1) == number(abs(exact - wrong[index]), ".3g", lang), found.group(1)
     assert not any(words[exercises._key(name)] in said["message"] for name in ex.mistakes)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_two_numbers_off_are_counted_in_the_plural(lang):
+    exercise_id = next(i for i in IDS if exercises.exercise(i).size > 2)
+    ex = exercises.exercise(exercise_id)
+    words = strings.of(lang)["exercises"]
+    wrong = np.round(np.ravel(ex.answer()).astype(float), ex.decimals)
+    wrong[0] -= round(0.37, ex.decimals) or 3.0
+    wrong[1] -= round(0.53, ex.decimals) or 5.0  # the farther one
+    said = verdict(exercise_id, typed(wrong, lang, ex.decimals), lang)
+    assert said["verdict"] == "wrong", said
+    plural = words["wrong"].replace("{differ}", "2").replace("{count}", str(ex.size)).split("{")[0]
+    assert said["message"].startswith(plural), (said["message"], plural)
 
 
 @pytest.mark.parametrize("lang", LANGS)

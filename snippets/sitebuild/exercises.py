@@ -203,16 +203,16 @@ def judge(ex: Exercise, got: np.ndarray, lang: str) -> dict:
     off = got - want
     far = int(np.argmax(np.abs(off)))
     side = words["above"] if off[far] > 0 else words["below"]
+    differ = int(np.sum(np.abs(off) > ex.atol))
+    single = "Single" if differ == 1 else ""  # "1 of 5 differs" agrees with the one, in both languages
     if ex.labels:
         case, name = ex.labels[far]
-        message = _fill(words["wrongCode"], differ=int(np.sum(np.abs(off) > ex.atol)), count=ex.size,
-                        name=name, case=case, got=_write(got[far], lang), by=_write(abs(off[far]), lang),
-                        side=side)
+        message = _fill(words["wrongCode" + single], differ=differ, count=ex.size, name=name, case=case,
+                        got=_write(got[far], lang), by=_write(abs(off[far]), lang), side=side)
     elif ex.size == 1:
         message = _fill(words["wrongOne"], by=_write(abs(off[far]), lang), side=side)
     else:
-        differ = int(np.sum(np.abs(off) > ex.atol))
-        message = _fill(words["wrong"], differ=differ, count=ex.size, index=far,
+        message = _fill(words["wrong" + single], differ=differ, count=ex.size, index=far,
                         by=_write(abs(off[far]), lang), side=side)
     mistakes = diagnose(ex, got)
     for name in mistakes:
