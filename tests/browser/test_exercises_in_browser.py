@@ -132,6 +132,16 @@ def sessions(browser, served_site):
                 checks.append((exercise_id, text, check_with_keyboard(tab, root, text)))
             hinted.append((exercise_id, hints(tab, root)))
         phone = shoot_at_both_widths(tab, lang)
+        # a fault of the checker's own, not of the answer (planted: it is asked about an exercise it does not
+        # know): the page says so, instead of blaming the reader or Python's loading
+        kept = len(tab.errors)
+        planted = tab.locator(".exercise").first
+        real_id = planted.get_attribute("data-exercise")
+        planted.evaluate("(r) => { r.dataset.exercise = 'no-such/exercise'; }")
+        broke = check_with_keyboard(tab, planted, "1")
+        broke["console"] = tab.errors[kept:]
+        del tab.errors[kept:]
+        planted.evaluate("(r, id) => { r.dataset.exercise = id; }", real_id)
         # both pages' controls, in this language, without Python
         markup = {}
         for other, path in PAGES.items():
@@ -142,7 +152,7 @@ def sessions(browser, served_site):
                 ".getAttribute('aria-labelledby')).textContent.trim(),"
                 " check: r.querySelector('.ex-check').textContent,"
                 " hints: r.querySelectorAll('.ex-hints > li[hidden]').length, visible: r.offsetHeight > 0}))")
-        found[lang] = {"before": before, "checks": checks, "hints": hinted, "phone": phone,
+        found[lang] = {"before": before, "checks": checks, "hints": hinted, "phone": phone, "broke": broke,
                        "markup": markup, "requests": list(requests),
                        "errors": list(tab.errors), "site": served_site.base}
         context.close()
@@ -172,6 +182,17 @@ def test_the_announced_verdict_is_what_cpython_culpa_says(sessions, lang):
     assert {v["verdict"] for v in verdicts} == {"right", "wrong", "malformed"}
     assert all(v["mistakes"] for v in verdicts if v["verdict"] == "wrong"), "a planted mistake went unnamed"
     assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_fault_of_the_checker_is_named_as_the_pages_not_the_readers(sessions, lang):
+    broke = sessions[lang]["broke"]
+    with pytest.raises(LookupError) as raised:  # what CPython's culpa raises for the planted fault
+        exercises.check("no-such/exercise", "1", lang)
+    error = f"LookupError: {raised.value}"
+    assert broke["verdict"] == "failed" and broke["invalid"] is None, broke  # not judged: not "invalid"
+    assert broke["said"] == strings.of(lang)["exercises"]["checkFailed"].replace("{error}", error), broke
+    assert [line for line in broke["console"] if "exercise's Python" in line], broke["console"]
 
 
 @pytest.mark.parametrize("lang", LANGS)

@@ -66,7 +66,9 @@
         clearTimeout(waiting.timer);
         if (m.error) {
           console.error("exercise's Python: " + m.error);  /* the whole traceback, for whoever debugs */
-          waiting.reject(new Error(m.error.trim().split("\n").pop()));
+          var broke = new Error(m.error.trim().split("\n").pop());
+          broke.checker = true;  /* Python ran, and the checker raised: not the reader's fault, nor the loading's */
+          waiting.reject(broke);
         } else waiting.resolve(JSON.parse(m.answer));
       }
     };
@@ -117,8 +119,10 @@
       else field.removeAttribute("aria-invalid");
       if (answer.verdict === "right" && window.culpaProgress) window.culpaProgress.solve(root.dataset.exercise);
     }, function (error) {
+      if (field.value === asked) field.removeAttribute("aria-invalid");  /* not judged: no longer called invalid */
       if (error.message === "stopped" && t.codeStopped)
         say(root, t.codeStopped.replace("{seconds}", String(CODE_LIMIT_MS / 1000)), "failed");
+      else if (error.checker) say(root, t.checkFailed.replace("{error}", error.message), "failed");
       else say(root, run.strings.failedToLoad.replace("{error}", error.message), "failed");
     }).then(function () {
       delete root.dataset.checking;
