@@ -12,7 +12,9 @@
 from __future__ import annotations
 
 import pytest
-from visiting import NO_CHROMIUM, PHONE, find_chromium, in_ci, open_local
+from visiting import DESKTOP, NO_CHROMIUM, PHONE, axe_source, find_chromium, in_ci, open_local
+
+from sitebuild import strings
 
 if find_chromium() is None and not in_ci():
     pytest.skip(f"browser tests skipped: {NO_CHROMIUM}", allow_module_level=True)
@@ -28,7 +30,7 @@ def test_the_phone_drawer_opens_with_its_links_drawn(browser, served_site):
     context, tab = open_page(browser, served_site, viewport=PHONE)
     try:
         link = tab.locator(".md-sidebar--primary a.md-nav__link[href*='03-worked-example']").first
-        tab.locator('label.md-header__button[for="__drawer"]').click()
+        tab.locator(".md-header .culpa-drawer-button").click()
         tab.wait_for_timeout(600)  # Material's drawer slides in over 250 ms
         box = link.bounding_box()
         shown = link.evaluate("(a) => a.checkVisibility({ contentVisibilityAuto: true })")
@@ -92,3 +94,73 @@ def test_one_color_scheme_meta_says_the_palette_shown(browser, served_site, pref
     assert loaded["header"] == preferred, f"the page did not open in the {preferred} palette: {loaded}"
     for when, seen in (("on load", loaded), ("after the switch", switched)):
         assert seen["metas"] == [seen["header"]], f"{preferred}, {when}: color-scheme metas {seen}"
+
+
+FOCUSED = """() => { const e = document.activeElement, r = e.getBoundingClientRect();
+  return {drawer: e.matches('button.culpa-drawer-button'), in_drawer: !!e.closest('.md-sidebar--primary'),
+          seen: (() => { const at = document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2);
+                         return !!at && e.contains(at); })(),
+          role: e.tagName, name: e.getAttribute('aria-label'),
+          expanded: e.getAttribute('aria-expanded'), x: Math.round(r.x), y: Math.round(r.y),
+          what: e.tagName + ' ' + (e.getAttribute('aria-label') || e.textContent.trim().slice(0, 40))}; }"""
+OPEN = "() => document.getElementById('__drawer').checked"
+INERT = "() => document.querySelector('.md-sidebar--primary').inert"
+
+
+@pytest.mark.parametrize("lang", ["pt", "en"])
+def test_on_a_phone_the_keyboard_opens_the_drawer_and_tab_skips_it_closed(browser, served_site, lang):
+    """assets/a11y.js: Material's drawer button is a label no key reaches, and the closed drawer's links,
+    off the screen, took Tab. With the keyboard only: Tab from the top reaches the button (named in the
+    page's language) and no link of the closed drawer; Enter opens the drawer and moves into it, onto a
+    link on the screen; Escape closes it and comes back to the button. On a desktop, where the navigation is
+    a sidebar on the screen, nothing of it is inert."""
+    words = strings.of(lang)["a11y"]
+    context, tab = open_local(browser, served_site.base + ("" if lang == "pt" else "en/") + PAGE,
+                              viewport=PHONE)
+    errors = []
+    tab.on("pageerror", lambda error: errors.append(str(error)))
+    try:
+        stops = []
+        for _ in range(10):
+            tab.keyboard.press("Tab")
+            stops.append(tab.evaluate(FOCUSED))
+        button = next((s for s in stops if s["drawer"]), None)
+        assert button is not None, f"Tab never reached the drawer's button: {[s['what'] for s in stops]}"
+        named = (button["role"], button["name"], button["expanded"])
+        assert named == ("BUTTON", words["navigation"], "false"), named
+        hidden = [s["what"] for s in stops if s["in_drawer"]]
+        assert not hidden, f"Tab reached links of the closed drawer, off the screen: {hidden}"
+        tab.locator(".md-header .culpa-drawer-button").focus()
+        tab.keyboard.press("Enter")
+        tab.wait_for_function("() => document.activeElement.closest('.md-sidebar--primary')", timeout=5000)
+        inside = tab.evaluate(FOCUSED)
+        assert tab.evaluate(OPEN), "Enter on the drawer's button did not open it"
+        assert inside["in_drawer"] and inside["x"] >= 0, f"after Enter, the focus is on {inside}"
+        assert inside["seen"], f"after Enter, the focus is on a link the reader does not see: {inside}"
+        assert tab.locator(".md-header .culpa-drawer-button").get_attribute("aria-expanded") == "true"
+        tab.keyboard.press("Tab")
+        following = tab.evaluate(FOCUSED)
+        assert following["in_drawer"] and following["seen"], f"Tab in the open drawer went to {following}"
+        # the open drawer, a link in it focused, reads in both palettes (axe measures colours at rest only
+        # in the page visits, where the drawer is closed)
+        tab.evaluate(axe_source())
+        for scheme in ("default", "slate"):
+            tab.evaluate("(s) => document.body.setAttribute('data-md-color-scheme', s)", scheme)
+            tab.wait_for_timeout(300)  # Material's colour transitions
+            low = tab.evaluate("() => axe.run(document.querySelector('.md-sidebar--primary'),"
+                               " {runOnly: ['color-contrast']}).then((r) => r.violations.flatMap((v) =>"
+                               " v.nodes.map((n) => n.target.join(' ') + ': '"
+                               " + n.any.map((a) => a.message))))")
+            assert not low, f"{scheme}: the open drawer's contrast: {low}"
+        tab.evaluate("document.body.setAttribute('data-md-color-scheme', 'default')")
+        tab.keyboard.press("Escape")
+        back = tab.evaluate(FOCUSED)
+        assert not tab.evaluate(OPEN), "Escape did not close the drawer"
+        assert back["drawer"] and back["expanded"] == "false", f"after Escape, the focus is on {back}"
+        assert tab.evaluate(INERT), "the closed drawer is not inert"
+        tab.set_viewport_size(DESKTOP)
+        tab.wait_for_timeout(100)
+        assert not tab.evaluate(INERT), "on a desktop, the navigation sidebar is inert"
+        assert not errors, errors
+    finally:
+        context.close()
