@@ -29,7 +29,9 @@
   // Which boxes scroll sideways depends on the layout. A ResizeObserver reports each box once the browser
   // has laid it out (and again when its size changes): reading its widths then costs no extra layout,
   // where measuring from a script would force one over the page's thousands of KaTeX elements.
-  var WIDE = "div.arithmatex, .jupyter-wrapper .katex-display, figure";
+  // On a phone a code block (Run's editable code and its expected output, Material's own) scrolls sideways
+  // too; an editable one takes focus already, but axe does not count contenteditable, so it gets a tabindex.
+  var WIDE = "div.arithmatex, .jupyter-wrapper .katex-display, figure, .md-typeset pre > code";
   function focusableIfScrolling(boxes) {
     var scrolling = boxes.filter(function (el) {
       return !el.hasAttribute("tabindex") && el.scrollWidth > el.clientWidth;
@@ -42,8 +44,11 @@
   // A formula far from the screen is not laid out yet (sitebuild/steps/offscreen.py): its box has the height it
   // will have, so the ResizeObserver may never report it. Look again when the browser first draws it.
   document.addEventListener("contentvisibilityautostatechange", function (event) {
-    var box = !event.skipped && event.target.closest ? event.target.closest(WIDE) : null;
-    if (box) focusableIfScrolling([box]);
+    if (event.skipped || !event.target.querySelectorAll) return;
+    var boxes = Array.prototype.slice.call(event.target.querySelectorAll(WIDE));  // a code block inside it
+    var box = event.target.closest(WIDE);
+    if (box) boxes.push(box);
+    focusableIfScrolling(boxes);
   }, true);
 
   // Material adds the annotation markers after the page is shown: fix again when the page changes.

@@ -9,7 +9,8 @@ own cache, cookies and clipboard permission). A visit:
 3. runs axe-core (vendored, injected into the page) in the light palette, and its colour-contrast rule
    in the dark palette too (Material's palettes: the attribute its toggle sets);
 4. writes a full-page screenshot at desktop and at phone size to tests/screenshots/, and measures how
-   wide the page is at each size;
+   wide the page is at each size; at phone size axe checks again that what scrolls sideways (code, on a
+   phone) can be reached with the keyboard;
 5. clicks every visible copy button of a code block and reads the clipboard (one page at a time: the
    clipboard is the browser's);
 6. types a word of the page into the search box and reads the results and their previews;
@@ -365,6 +366,13 @@ async def _visit(
                 "cut formulas": await tab.evaluate(CUT_FORMULAS_JS),
             }
             visit.estimates[name] = await tab.evaluate(ESTIMATES_JS)
+            if name == "phone":  # what scrolls sideways on a phone and not on a desktop: reachable by key?
+                result = await tab.evaluate("(options) => axe.run(document, options)",
+                                            {"runOnly": ["scrollable-region-focusable"],
+                                             "resultTypes": ["violations"]})
+                visit.axe += [{"id": v["id"], "palette": "light, phone", "impact": v["impact"],
+                               "help": v["help"], "nodes": [" ".join(n["target"]) for n in v["nodes"]][:5]}
+                              for v in result["violations"]]
         await tab.set_viewport_size(DESKTOP)
         await tab.wait_for_function(PICTURES_LOADED_JS, timeout=15_000)  # drawing, or its desktop one, anew
 
