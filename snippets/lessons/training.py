@@ -102,5 +102,5 @@ for lr in (0.01, 0.1, 3.0):
     losses = train(fresh, lr=lr, epochs=200)
     first[lr], lowest[lr] = losses[0], min(losses)  # (2)!
     correct[lr] = accuracy(fresh, X, y)
-    print(f"{lr:<5}   {first[lr]:7.3f}   {lowest[lr]:6.3f}   {correct[lr]:7.3f}")
+    print(f"{lr:<5} {first[lr]:9.3f} {lowest[lr]:8.3f} {correct[lr]:9.3f}")
 # --8<-- [end:optimizer]
