@@ -4,8 +4,7 @@
 // - link-name: a code annotation's marker is a link whose only content is a number drawn by CSS;
 // - scrollable-region-focusable: a notebook cell's code (and a display formula or a figure wider than the
 //   screen) scrolls sideways but cannot be reached with the keyboard, unlike Material's own code blocks.
-// And one that axe does not see: where the navigation is a drawer over the page (phones and tablets), its
-// button is a label that no key reaches, while the closed drawer's links, off the screen, still take Tab.
+// And the phone's drawer button, a label no key reaches: assets/drawer.js, loaded only where it shows.
 (function () {
   // The words, in the page's language, on this script's tag (sitebuild/steps/a11y_words.py).
   var words = (document.currentScript && document.currentScript.dataset) || {};
@@ -29,8 +28,7 @@
   // Which boxes scroll sideways depends on the layout. A ResizeObserver reports each box once the browser
   // has laid it out (and again when its size changes): reading its widths then costs no extra layout,
   // where measuring from a script would force one over the page's thousands of KaTeX elements.
-  // On a phone a code block (Run's editable code and its expected output, Material's own) scrolls sideways
-  // too; an editable one takes focus already, but axe does not count contenteditable, so it gets a tabindex.
+  // On a phone, code scrolls too (an editable block takes focus, but axe does not count contenteditable).
   var WIDE = "div.arithmatex, .jupyter-wrapper .katex-display, figure, .md-typeset pre > code";
   function focusableIfScrolling(boxes) {
     var scrolling = boxes.filter(function (el) {
@@ -45,7 +43,7 @@
   // will have, so the ResizeObserver may never report it. Look again when the browser first draws it.
   document.addEventListener("contentvisibilityautostatechange", function (event) {
     if (event.skipped || !event.target.querySelectorAll) return;
-    var boxes = Array.prototype.slice.call(event.target.querySelectorAll(WIDE));  // a code block inside it
+    var boxes = Array.prototype.slice.call(event.target.querySelectorAll(WIDE));
     var box = event.target.closest(WIDE);
     if (box) boxes.push(box);
     focusableIfScrolling(boxes);
@@ -61,66 +59,18 @@
       fix();
     });
   }).observe(document.documentElement, { childList: true, subtree: true });
-  // The drawer's button becomes one (Enter or Space opens the drawer and moves into it, Escape closes it and
-  // comes back), and the closed drawer is inert, so Tab skips its hidden links. Above Material's tablet
-  // width the navigation is a sidebar on the screen, and nothing changes.
-  var OVERLAY = window.matchMedia("(max-width: 76.234375em)");  // Material's break-to-device(tablet)
+  // where the navigation is a drawer (Material's break-to-device(tablet)), keys for it: assets/drawer.js
+  var OVERLAY = window.matchMedia("(max-width: 76.234375em)");
+  var here = document.currentScript && document.currentScript.src;
   function drawer() {
-    var toggle = document.getElementById("__drawer");
-    var label = document.querySelector('.md-header label[for="__drawer"]');
-    var sidebar = document.querySelector(".md-sidebar--primary");
-    if (!toggle || !label || !sidebar) return;
-    // a real button in the label's place, with its icon (site.css hides it where Material hid the label)
-    var button = document.createElement("button");
-    button.type = "button";
-    button.className = label.className + " culpa-drawer-button";
-    button.innerHTML = label.innerHTML;
-    if (words.navigation) button.setAttribute("aria-label", words.navigation);
-    button.setAttribute("aria-controls", "__drawer");
-    label.replaceWith(button);
-    button.addEventListener("click", function (event) {
-      toggle.click();  // as a tap on the label: the checkbox changes, and Material hears it
-      if (toggle.checked && event.detail === 0) arrive();  // from the keyboard (a click has a count)
-    });
-    function sync() {
-      button.setAttribute("aria-expanded", String(toggle.checked));
-      if (OVERLAY.matches && !toggle.checked) sidebar.setAttribute("inert", "");
-      else sidebar.removeAttribute("inert");
-      panels();
-    }
-    // Inside the drawer, Material's closed panels (a section's, the page's contents) are moved aside and made
-    // transparent, and their links would still take Tab: inert too, until the reader opens one.
-    function panels() {
-      sidebar.querySelectorAll("nav.md-nav").forEach(function (nav) {
-        if (OVERLAY.matches && toggle.checked && getComputedStyle(nav).opacity === "0") nav.setAttribute("inert", "");
-        else nav.removeAttribute("inert");
-      });
-    }
-    sidebar.addEventListener("change", function () { setTimeout(panels, 300); });  // a panel opened, after its slide
-    function arrive() {  // into the drawer, once Material's slide (250 ms) has brought it on the screen
-      var frames = 0;
-      (function look() {
-        if (sidebar.getBoundingClientRect().left < 0 && ++frames < 60) return requestAnimationFrame(look);
-        panels();
-        // its first link that the reader sees: Material shows the section being read in a panel over the
-        // first level's links, which stay in the page behind it
-        var links = sidebar.querySelectorAll("a[href]");
-        for (var i = 0; i < links.length; i++) {
-          var box = links[i].getBoundingClientRect();
-          var seen = box.width && document.elementFromPoint(box.left + box.width / 2, box.top + box.height / 2);
-          if (seen && links[i].contains(seen)) return links[i].focus();
-        }
-      })();
-    }
-    document.addEventListener("keydown", function (event) {
-      if (event.key !== "Escape" || !toggle.checked || !OVERLAY.matches) return;
-      toggle.click();
-      button.focus();
-    });
-    toggle.addEventListener("change", sync);  // a click or a tap on the label
-    OVERLAY.addEventListener("change", sync);
-    sync();
+    if (drawer.loaded || !OVERLAY.matches || !here) return;
+    drawer.loaded = true;
+    var script = document.createElement("script");
+    script.src = new URL("drawer.js", here).href;
+    script.dataset.navigation = words.navigation || "";
+    document.head.appendChild(script);
   }
+  OVERLAY.addEventListener("change", drawer);  // a window made narrow later
 
   function start() {
     drawer();

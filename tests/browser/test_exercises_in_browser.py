@@ -191,7 +191,7 @@ def test_a_fault_of_the_checker_is_named_as_the_pages_not_the_readers(sessions, 
         exercises.check("no-such/exercise", "1", lang)
     error = f"LookupError: {raised.value}"
     assert broke["verdict"] == "failed" and broke["invalid"] is None, broke  # not judged: not "invalid"
-    assert broke["said"] == strings.of(lang)["exercises"]["checkFailed"].replace("{error}", error), broke
+    assert broke["said"] == strings.of(lang)["run"]["checkFailed"].replace("{error}", error), broke
     assert [line for line in broke["console"] if "exercise's Python" in line], broke["console"]
 
 

@@ -122,7 +122,7 @@
       if (field.value === asked) field.removeAttribute("aria-invalid");  /* not judged: no longer called invalid */
       if (error.message === "stopped" && t.codeStopped)
         say(root, t.codeStopped.replace("{seconds}", String(CODE_LIMIT_MS / 1000)), "failed");
-      else if (error.checker) say(root, t.checkFailed.replace("{error}", error.message), "failed");
+      else if (error.checker) say(root, run.strings.checkFailed.replace("{error}", error.message), "failed");
       else say(root, run.strings.failedToLoad.replace("{error}", error.message), "failed");
     }).then(function () {
       delete root.dataset.checking;

@@ -74,7 +74,7 @@ from sitebuild.steps.explorers import _kebab
 
 # The words check.js shows itself (Python's loading and failure are Run's, from the page's run-config); the
 # verdicts are worded by Python in the page (sitebuild/exercises.py).
-SCRIPT_WORDS = ("nextHint", "noMoreHints", "checkFailed")
+SCRIPT_WORDS = ("nextHint", "noMoreHints")
 CODE_WORDS = ("running", "codeStopped")  # a code exercise's, from [exercises_more]
 PREDICT_WORDS = ("predictSkip", "predictExact", "predictClose", "predictFar", "predictSign",
                  "predictNotNumber",
