@@ -28,8 +28,7 @@
   // Which boxes scroll sideways depends on the layout. A ResizeObserver reports each box once the browser
   // has laid it out (and again when its size changes): reading its widths then costs no extra layout,
   // where measuring from a script would force one over the page's thousands of KaTeX elements.
-  // On a phone, code scrolls too (an editable block takes focus, but axe does not count contenteditable).
-  var WIDE = "div.arithmatex, .jupyter-wrapper .katex-display, figure, .md-typeset pre > code";
+  var WIDE = "div.arithmatex, .jupyter-wrapper .katex-display, figure";
   function focusableIfScrolling(boxes) {
     var scrolling = boxes.filter(function (el) {
       return !el.hasAttribute("tabindex") && el.scrollWidth > el.clientWidth;
@@ -42,11 +41,8 @@
   // A formula far from the screen is not laid out yet (sitebuild/steps/offscreen.py): its box has the height it
   // will have, so the ResizeObserver may never report it. Look again when the browser first draws it.
   document.addEventListener("contentvisibilityautostatechange", function (event) {
-    if (event.skipped || !event.target.querySelectorAll) return;
-    var boxes = Array.prototype.slice.call(event.target.querySelectorAll(WIDE));
-    var box = event.target.closest(WIDE);
-    if (box) boxes.push(box);
-    focusableIfScrolling(boxes);
+    var box = !event.skipped && event.target.closest ? event.target.closest(WIDE) : null;
+    if (box) focusableIfScrolling([box]);
   }, true);
 
   // Material adds the annotation markers after the page is shown: fix again when the page changes.

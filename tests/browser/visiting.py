@@ -356,6 +356,17 @@ async def _visit(
             await tab.set_viewport_size(size)
             await tab.wait_for_timeout(150)
             await tab.wait_for_function(PICTURES_LOADED_JS, timeout=15_000)  # a <picture> fetches its phone
+            if name == "phone":
+                # What scrolls sideways on a phone and not on a desktop: can a key reach it? Checked as a
+                # reader meets it, scrolling down (a full-page screenshot draws every part at once, which
+                # a reader's phone never does), before the screenshot.
+                await tab.evaluate(SCROLL_THROUGH_JS)
+                result = await tab.evaluate("(options) => axe.run(document, options)",
+                                            {"runOnly": ["scrollable-region-focusable"],
+                                             "resultTypes": ["violations"]})
+                visit.axe += [{"id": v["id"], "palette": "light, phone", "impact": v["impact"],
+                               "help": v["help"], "nodes": [" ".join(n["target"]) for n in v["nodes"]][:5]}
+                              for v in result["violations"]]
             path = SCREENSHOTS / f"{page.slug}-{name}.png"
             await tab.screenshot(path=str(path), full_page=True)
             visit.screenshots.append(path)
@@ -366,13 +377,6 @@ async def _visit(
                 "cut formulas": await tab.evaluate(CUT_FORMULAS_JS),
             }
             visit.estimates[name] = await tab.evaluate(ESTIMATES_JS)
-            if name == "phone":  # what scrolls sideways on a phone and not on a desktop: reachable by key?
-                result = await tab.evaluate("(options) => axe.run(document, options)",
-                                            {"runOnly": ["scrollable-region-focusable"],
-                                             "resultTypes": ["violations"]})
-                visit.axe += [{"id": v["id"], "palette": "light, phone", "impact": v["impact"],
-                               "help": v["help"], "nodes": [" ".join(n["target"]) for n in v["nodes"]][:5]}
-                              for v in result["violations"]]
         await tab.set_viewport_size(DESKTOP)
         await tab.wait_for_function(PICTURES_LOADED_JS, timeout=15_000)  # drawing, or its desktop one, anew
 
