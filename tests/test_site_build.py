@@ -79,15 +79,25 @@ NOTE_WORD = {"": "Nota {n}", "en/": "Note {n}"}
 
 @pytest.mark.parametrize("lang_prefix", list(NOTE_WORD))
 def test_a11y_script_gets_its_words_in_the_page_language(built_site: Path, lang_prefix):
-    """assets/a11y.js names code annotations' markers with words from strings/[a11y], written on its tag;
-    the script itself holds no word of either language."""
-    script = (built_site / "assets" / "a11y.js").read_text("utf-8")
-    assert not re.search(r'"(?:Nota|Note|Buscar|Search)\b', script), "assets/a11y.js hard-codes a word"
+    """assets/a11y.js names code annotations' markers, and hands assets/drawer.js the phone drawer button's
+    name, with words from strings/[a11y], written on its tag on every page (the 404 page too, rendered apart
+    from the others); neither script holds a word of either language."""
+    from sitebuild import strings
+
+    for name in ("a11y.js", "drawer.js"):
+        script = (built_site / "assets" / name).read_text("utf-8")
+        assert not re.search(r'"(?:Nota|Note|Buscar|Search|Navegação|Navigation)\b', script), (
+            f"assets/{name} hard-codes a word")
+    words = strings.of("pt" if lang_prefix == "" else "en")["a11y"]
+    assert words["note"] == NOTE_WORD[lang_prefix]
     root = built_site / lang_prefix
-    for page in [root / "index.html", *sorted(root.glob("0*/index.html"))]:
+    pages = [root / "index.html", root / "404.html", *sorted(root.glob("0*/index.html")),
+             *sorted(root.glob("labs/*/index.html"))]
+    for page in pages:
         tags = re.findall(r'<script\b[^>]*assets/a11y\.js[^>]*>', page.read_text("utf-8"))
         assert len(tags) == 1, f"{page}: {len(tags)} a11y.js tags"
-        assert f'data-note="{NOTE_WORD[lang_prefix]}"' in tags[0], f"{page}: {tags[0]}"
+        for key, word in words.items():
+            assert f'data-{key}="{word}"' in tags[0], f"{page}: no data-{key} in {tags[0]}"
 
 
 THEME_ENGLISH = ("Permanent link", "Copy to Clipboard", "Copied!")

@@ -147,6 +147,8 @@ class SitePlugin(BasePlugin):
 
     def on_post_template(self, output, *, template_name, config):
         output = self.alternates.absolute_in_template(output, template_name, config)
+        if template_name == localized_404.TEMPLATE:  # a page too: a11y.js's words (the phone's drawer button)
+            output = a11y_words.on_post_page(output, localized_404.language(config))
         return self.not_found.keep(output, template_name, config)  # each language's 404 page, for later
 
     def on_post_page(self, output, *, page, config):

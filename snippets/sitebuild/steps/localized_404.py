@@ -15,11 +15,19 @@ from __future__ import annotations
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from sitebuild.project import LANGS
+
 TEMPLATE = "404.html"
 
 
 def _i18n(config):
     return config.plugins.get("i18n")
+
+
+def language(config) -> str:
+    """The language being built (the 404 page being rendered is in it)."""
+    i18n = _i18n(config)
+    return i18n.current_language if i18n is not None else LANGS[0]
 
 
 def _target(lang: str, default: str) -> str:
