@@ -124,23 +124,34 @@ class Knob:
             self.weight.data[self.index] = old
 
     def value(self, theta: float) -> float:
-        import culpa
-
         old = self._at(theta)
         try:
-            with culpa.no_grad():
-                return float(self.loss().item())
+            return float(self._loss_here().item())
         finally:
             self.weight.data[self.index] = old
+
+    def _loss_here(self):
+        """The loss, without a graph, with the knob where it is now, each knob value computed once: an
+        export asks for the same few again and again (f(θ) for every ε's forward difference, f(θ ± ε) for
+        both differences and for the secant drawn through them). The knob's value in its precision is the
+        key: the loss is a function of it alone."""
+        import culpa
+
+        memo = self.__dict__.setdefault("_losses", {})
+        knob = float(self.weight.data[self.index])
+        if knob not in memo:
+            with culpa.no_grad():
+                memo[knob] = self.loss()
+        return memo[knob]
 
     def estimate(self, theta: float, eps: float, method: str) -> float | None:
         """culpa.check.finite_difference of the loss in θ alone; None where the step vanishes in this
         precision."""
         import culpa
 
-        def loss_of(t):
+        def loss_of(t):  # called by finite_difference, without a graph
             self.weight.data[self.index] = t.data[0]
-            return self.loss()
+            return self._loss_here()
 
         old = self.weight.data[self.index]
         start = culpa.Tensor(np.array([theta], dtype=self.dtype))
