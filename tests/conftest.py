@@ -24,16 +24,22 @@ def pytest_collection_modifyitems(config, items):
     runs after the others: what a browser test module starts early (below) runs while they do."""
     import pytest
 
+    from support.background import declares_sessions
+
     for item in items:
         if "browser" in item.path.relative_to(config.rootpath).parts[:2]:
             item.add_marker(pytest.mark.browser)
-    items.sort(key=lambda item: item.get_closest_marker("browser") is not None)  # stable: order kept within
+    # stable: the order is kept within each group; the modules whose sessions run in the background
+    # (support/background.py) last, so that the tests before them run while their sessions do
+    items.sort(key=lambda item: (item.get_closest_marker("browser") is not None,
+                                 declares_sessions(getattr(item, "module", None))))
 
 
 def pytest_collection_finish(session):
     """A test module may define start_early(session): it is called once, after collection, if one of its
     tests was selected. tests/browser/test_run_in_page.py starts its minutes of Python in the browser, and
-    tests/browser/test_pages_in_browser.py its visits of every page, each in a thread of its own."""
+    tests/browser/test_pages_in_browser.py its visits of every page, each in a thread of its own. Then the
+    sessions that modules declared with support.background.session_fixture start, in one thread."""
     started = set()
     for item in session.items:
         module = getattr(item, "module", None)
@@ -41,6 +47,13 @@ def pytest_collection_finish(session):
         if start is not None and module not in started:
             started.add(module)
             start(session)
+    # then the browser sessions that run in the background, after those (support/background.py)
+    from support import background
+
+    if any(background.declares_sessions(getattr(item, "module", None)) for item in session.items):
+        from visiting import CHROMIUM_ARGS, find_chromium
+
+        background.start(session, find_chromium(), CHROMIUM_ARGS)
 
 
 def pytest_addoption(parser):

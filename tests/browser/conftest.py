@@ -14,19 +14,10 @@ import asyncio
 from concurrent.futures import Future
 
 import pytest
-from visiting import NO_CHROMIUM, Visit, find_chromium, in_ci, visit_all
+from visiting import CHROMIUM_ARGS, NO_CHROMIUM, Visit, find_chromium, in_ci, visit_all
 
 from support.served import SitePage, source_pages
 from support.site import in_thread, shared_site
-
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 
 
 def pytest_generate_tests(metafunc):

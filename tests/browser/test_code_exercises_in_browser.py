@@ -31,6 +31,7 @@ from test_explorers import open_page
 from visiting import DESKTOP, PHONE, SCREENSHOTS, find_chromium, in_ci
 
 from sitebuild import exercises
+from support.background import session_fixture
 from support.served import LANGS
 
 if find_chromium() is None and not in_ci():
@@ -72,8 +73,7 @@ def marks(tab):
                         " name: m.getAttribute('aria-label')}))")
 
 
-@pytest.fixture(scope="module")
-def sessions(browser, served_site):
+def drive_sessions(browser, served_site):
     found = {}
     for lang in LANGS:
         got = found[lang] = {"site": served_site.base}
@@ -163,6 +163,9 @@ def sessions(browser, served_site):
         got["errors"] = list(tab.errors)
         context.close()
     return found
+
+
+sessions = session_fixture(drive_sessions)
 
 
 @pytest.mark.parametrize("lang", LANGS)

@@ -22,6 +22,7 @@ from test_explorers import open_page
 from visiting import DESKTOP, PHONE, SCREENSHOTS, find_chromium, in_ci
 
 from sitebuild import exercises, strings
+from support.background import session_fixture
 from support.served import LANGS
 
 if find_chromium() is None and not in_ci():
@@ -112,8 +113,7 @@ def shoot_at_both_widths(tab, name):
     return phone
 
 
-@pytest.fixture(scope="module")
-def sessions(browser, served_site):
+def drive_sessions(browser, served_site):
     found = {}
     for lang in LANGS:
         lesson = DRIVEN[lang]
@@ -157,6 +157,9 @@ def sessions(browser, served_site):
                        "errors": list(tab.errors), "site": served_site.base}
         context.close()
     return found
+
+
+sessions = session_fixture(drive_sessions)
 
 
 @pytest.mark.parametrize("lang", LANGS)
@@ -246,8 +249,7 @@ def later_texts(exercise_id: str, lang: str) -> list[str]:
     return [typed(np.ravel(ex.answer()), lang, ex.decimals), "abc", typed(np.ravel(wrong), lang, ex.decimals)]
 
 
-@pytest.fixture(scope="module")
-def later_sessions(browser, served_site):
+def drive_later_sessions(browser, served_site):
     found = {}
     for lang in LANGS:
         context = None
@@ -274,6 +276,9 @@ def later_sessions(browser, served_site):
         context.close()
         found[lang] = {"checks": checks, "errors": errors, "phone": phone}
     return found
+
+
+later_sessions = session_fixture(drive_later_sessions)
 
 
 @pytest.mark.parametrize("lang", LANGS)
@@ -318,8 +323,7 @@ def more_cases(exercise_id: str, lang: str) -> list[str]:
             typed(np.ravel(wrong), lang, ex.decimals)]
 
 
-@pytest.fixture(scope="module")
-def more_sessions(browser, served_site):
+def drive_more_sessions(browser, served_site):
     found = {"checks": [], "pages": [], "hints": []}
     for lesson, names in MORE.items():
         for lang in LANGS:
@@ -335,6 +339,9 @@ def more_sessions(browser, served_site):
             found["pages"].append((lang, lesson, phone, list(tab.errors)))
             context.close()
     return found
+
+
+more_sessions = session_fixture(drive_more_sessions)
 
 
 def test_the_new_pages_exercises_are_judged_in_the_page_as_in_cpython(more_sessions):

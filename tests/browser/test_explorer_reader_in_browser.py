@@ -37,6 +37,7 @@ from visiting import find_chromium, in_ci
 from sitebuild import strings
 from sitebuild.explorers import blame, nudge
 from sitebuild.explorers import worked_example as we
+from support.background import session_fixture
 from support.served import LANGS
 
 if find_chromium() is None and not in_ci():
@@ -84,8 +85,7 @@ def shown_at_last_step(tab, root):
     return root.evaluate(SHOWN_JS)
 
 
-@pytest.fixture(scope="module")
-def sessions(browser, served_site):
+def drive_sessions(browser, served_site):
     """Each language's page, driven through every case; what it showed, and what it asked the network for."""
     found = {}
     for lang in LANGS:
@@ -126,6 +126,9 @@ def sessions(browser, served_site):
         found[lang]["errors"] = list(tab.errors)
         context.close()
     return found
+
+
+sessions = session_fixture(drive_sessions)
 
 
 BRING_JS = """async ([address, name]) => {

@@ -30,8 +30,7 @@ from concurrent.futures import Future
 from dataclasses import dataclass, field
 
 import pytest
-from conftest import CHROMIUM_ARGS
-from visiting import find_chromium
+from visiting import CHROMIUM_ARGS, find_chromium
 
 from support.pages import as_shown, load_page, page_files
 from support.served import LANGS, ServedSite, SitePage

@@ -54,6 +54,14 @@ def axe_source() -> str:
 
 
 NO_CHROMIUM = "no Chromium found (apt-get install chromium)"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 
 
 def find_chromium() -> str | None:

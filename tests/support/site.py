@@ -103,10 +103,14 @@ def _build_and_serve(config: pytest.Config) -> dict:
     return {"site": ServedSite(dir=target, origin=origin, prefix=f"/{REPO}/")}
 
 
+EARLY_WORK: list[Future] = []  # what in_thread started; support/background.py's sessions wait for it
+
+
 def in_thread(name: str, work) -> Future:
     """Start work() in a daemon thread of its own; its result (or what it raised) comes back through the
     future. Early browser sessions (`start_early`, tests/conftest.py) run so, beside the other tests."""
     future: Future = Future()
+    EARLY_WORK.append(future)
 
     def run() -> None:
         try:

@@ -1,0 +1,86 @@
+"""Browser sessions that run in a thread of their own while the other browser tests run.
+
+Some browser test modules drive their pages in one long session (a module fixture that types, checks and
+reads, then returns what it saw) and their tests only read what it recorded. Such a session waits on the
+page most of its time (Python loading in the page, a check's time limit), and a 2-core machine sat a third
+idle while it did. A module declares it with `session_fixture`:
+
+    def drive_sessions(browser, served_site):  # playwright's sync Browser, the session's ServedSite
+        ...
+        return found
+
+    sessions = session_fixture(drive_sessions)  # the fixture `sessions` (scope: module)
+
+After collection (tests/conftest.py) `start(session)` runs the declared sessions of every selected module
+one after the other, in one thread with a Chromium of its own, once the early sessions (a module's
+`start_early`) are done, so that no two Pythons in pages compete with the run-in-page session; their
+modules run last (tests/conftest.py), and each fixture waits for its session's result, or raises what it
+raised. A module run alone (its sessions not started) drives them in its fixture, with the module's browser.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from concurrent.futures import Future, wait
+
+import pytest
+
+from support.site import EARLY_WORK, shared_site
+
+Work = Callable[..., object]
+DECLARED: dict[str, dict[str, Work]] = {}  # module name -> {work's name: work}
+STARTED: dict[tuple[str, str], Future] = {}
+
+
+def session_fixture(work: Work):
+    """The module fixture named after work (`drive_sessions` gives `sessions`): work(browser, served_site)'s
+    result, from the background thread when `start` started it, else computed here."""
+    DECLARED.setdefault(work.__module__, {})[work.__name__] = work
+    key = (work.__module__, work.__name__)
+
+    @pytest.fixture(scope="module", name=work.__name__.removeprefix("drive_"))
+    def fixture(request, served_site):
+        if key in STARTED:
+            return STARTED[key].result()
+        return work(request.getfixturevalue("browser"), served_site)
+
+    return fixture
+
+
+def declares_sessions(module) -> bool:
+    return getattr(module, "__name__", None) in DECLARED
+
+
+def start(session: pytest.Session, executable: str | None, args: list[str]) -> None:
+    """Start the declared sessions of the selected modules, in a thread, after the early sessions."""
+    modules = {item.module.__name__ for item in session.items
+               if declares_sessions(getattr(item, "module", None))}
+    works = {(m, name): work for m in sorted(modules) for name, work in DECLARED[m].items()
+             if (m, name) not in STARTED}
+    if executable is None or not works:
+        return  # without Chromium each fixture asks for `browser`, which skips (or fails under CI=true)
+    futures = {key: Future() for key in works}
+    STARTED.update(futures)
+    early = list(EARLY_WORK)
+
+    def run() -> None:
+        try:
+            wait(early)
+            site = shared_site(session.config)
+            from playwright.sync_api import sync_playwright
+
+            with sync_playwright() as playwright:
+                browser = playwright.chromium.launch(executable_path=executable, args=args)
+                for key, work in works.items():
+                    try:
+                        futures[key].set_result(work(browser, site))
+                    except BaseException as error:  # handed to the fixture, which fails its tests with it
+                        futures[key].set_exception(error)
+                browser.close()
+        except BaseException as error:  # the site's build, or Chromium's launch: every waiting fixture hears
+            for future in futures.values():
+                if not future.done():
+                    future.set_exception(error)
+
+    threading.Thread(target=run, name="background sessions", daemon=True).start()
