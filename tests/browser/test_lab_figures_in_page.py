@@ -7,7 +7,9 @@
   lab's sweeps edited to shallow nets first, as a reader might);
 - a matplotlib call the stand-in does not draw says so, naming it, in the page's language;
 - a page that never names matplotlib loads nothing of the stand-in.
-Screenshots of each figure drawn in the page, 1280 and 390 wide, go to tests/screenshots/.
+Screenshots of each figure drawn in the page, 1280 and 390 wide, go to tests/screenshots/. One session drives
+every page in turn (in the background, beside the other browser tests: support/background.py); each test
+reads its step's results, or fails with what that step raised.
 """
 
 from __future__ import annotations
@@ -20,7 +22,9 @@ import pytest
 from visiting import NO_CHROMIUM, find_chromium, in_ci, open_local, press_run
 
 import culpa
+from support.background import session_fixture
 from support.pages import ROOT
+from support.served import LANGS
 
 if find_chromium() is None and not in_ci():
     pytest.skip(f"browser tests skipped: {NO_CHROMIUM}", allow_module_level=True)
@@ -127,8 +131,8 @@ def parameters(width: int) -> int:
     return sum(p.data.size for p in culpa.nn.MLP([8, width, width, 3], activation="tanh", rng=0).parameters())
 
 
-@pytest.mark.parametrize("lang", ["pt", "en"])
-def test_the_race_runs_with_new_widths_and_its_figure_draws_them(browser, served_site, lang):
+def race(browser, served_site, lang):
+    """measure-the-cost, its race edited to widths 3, 5 and 7, run down to its last cell."""
     url = lab_url(served_site, lang, "measure-the-cost")
     context, tab = open_local(browser, url)
     requests: list[str] = []
@@ -140,10 +144,15 @@ def test_the_race_runs_with_new_widths_and_its_figure_draws_them(browser, served
         [figure] = figure_cells(codes)
         assert race < figure < len(codes) - 1
         results = run_cells(tab, codes, len(codes) - 1, {race: edited})
-        raced, drawn, last = results[race], results[figure], results[-1]
         screenshot(tab, lang, "measure-the-cost", figure)
     finally:
         context.close()
+    return results[race], results[figure], results[-1], requests
+
+
+@pytest.mark.parametrize("lang", ["pt", "en"])
+def test_the_race_runs_with_new_widths_and_its_figure_draws_them(runs, lang):
+    raced, drawn, last, requests = outcome(runs, ("race", lang))
     assert raced["state"] == "ok", raced["stderr"][-800:]
     rows = [line.split() for line in raced["stdout"].splitlines()[1:]]
     assert [int(row[0]) for row in rows] == [parameters(w) for w in (3, 5, 7)], raced["stdout"]
@@ -182,6 +191,23 @@ def reader_edits(lab: str, codes: list[str]) -> dict[int, str]:
     return edits
 
 
+def figures_drawn(browser, served_site, lang, lab):
+    """A lab's cells run down to its last figure cell (the reader's edits first): the figure cells, and what
+    each one showed."""
+    url = lab_url(served_site, lang, lab)
+    context, tab = open_local(browser, url)
+    try:
+        codes = blocks_of(tab)
+        figures = figure_cells(codes)
+        results = run_cells(tab, codes, figures[-1], reader_edits(lab, codes))
+        drawn = [results[k] for k in figures]
+        for k in figures:
+            screenshot(tab, lang, lab, k)
+    finally:
+        context.close()
+    return figures, drawn
+
+
 @pytest.mark.parametrize("lang", ["pt", "en"])
 @pytest.mark.parametrize(
     "lab, expected",
@@ -207,18 +233,8 @@ def reader_edits(lab: str, codes: list[str]) -> dict[int, str]:
         ),
     ],
 )
-def test_each_figure_cell_draws_in_the_page(browser, served_site, lang, lab, expected):
-    url = lab_url(served_site, lang, lab)
-    context, tab = open_local(browser, url)
-    try:
-        codes = blocks_of(tab)
-        figures = figure_cells(codes)
-        results = run_cells(tab, codes, figures[-1], reader_edits(lab, codes))
-        drawn = [results[k] for k in figures]
-        for k in figures:
-            screenshot(tab, lang, lab, k)
-    finally:
-        context.close()
+def test_each_figure_cell_draws_in_the_page(runs, lang, lab, expected):
+    figures, drawn = outcome(runs, ("figures", lab, lang))
     assert len(figures) == len(expected)
     for k, result, want in zip(figures, drawn, expected, strict=True):
         assert result["state"] == "ok", result["stderr"][-800:]
@@ -235,8 +251,8 @@ def test_each_figure_cell_draws_in_the_page(browser, served_site, lang, lab, exp
                     assert got[key] == value, (lab, k, key, got)
 
 
-@pytest.mark.parametrize("lang", ["pt", "en"])
-def test_a_call_the_stand_in_does_not_draw_says_so_and_names_it(browser, served_site, lang):
+def calls_not_drawn(browser, served_site, lang):
+    """The memory lab's first cell, run with a call the stand-in does not draw (plt.hist, then ax.bar)."""
     context, tab = open_local(browser, lab_url(served_site, lang, "memory-for-compute"))
     try:
         s = tab.evaluate("() => JSON.parse(document.getElementById('run-config').textContent).strings")
@@ -244,13 +260,20 @@ def test_a_call_the_stand_in_does_not_draw_says_so_and_names_it(browser, served_
         bar = run(tab, 0, "fig, ax = plt.subplots()\nax.bar([1], [2])\n")
     finally:
         context.close()
+    return s, hist, bar
+
+
+@pytest.mark.parametrize("lang", ["pt", "en"])
+def test_a_call_the_stand_in_does_not_draw_says_so_and_names_it(runs, lang):
+    s, hist, bar = outcome(runs, ("stand-in", lang))
     assert not hist["images"]  # bar's cell made a figure before failing: shown at its end, as Jupyter does
     for result, call in ((hist, "plt.hist"), (bar, "ax.bar")):
         assert result["state"] == "error", result
         assert s["plotSubset"].format(call=call) in result["stderr"], result["stderr"][-800:]
 
 
-def test_a_page_that_never_plots_loads_nothing_of_the_stand_in(browser, served_site):
+def never_plots(browser, served_site):
+    """Page 03's first block run: what it printed, and what the page asked for."""
     context, tab = open_local(browser, served_site.base + "03-worked-example/")
     requests: list[str] = []
     context.on("request", lambda request: requests.append(request.url))
@@ -258,6 +281,45 @@ def test_a_page_that_never_plots_loads_nothing_of_the_stand_in(browser, served_s
         result = run(tab, 0)
     finally:
         context.close()
+    return result, requests
+
+
+def test_a_page_that_never_plots_loads_nothing_of_the_stand_in(runs):
+    result, requests = outcome(runs, "never plots")
     assert result["state"] == "ok"
     assert any("pyodide.asm.wasm" in r for r in requests)  # Python did load
     assert not [r for r in requests if "/assets/run/matplotlib/" in r]
+
+
+# --- one session drives every page above, in the background (support/background.py) -------------------
+
+FIGURE_LABS = ("memory-for-compute", "build-check-train")
+
+
+def drive_runs(browser, served_site) -> dict:
+    """Every page this module's tests read, driven in turn: what each step gave, or the error it raised
+    (handed to that step's test only, which fails with it)."""
+    steps = {("race", lang): lambda b, lang=lang: race(b, served_site, lang) for lang in LANGS}
+    steps |= {("figures", lab, lang): lambda b, lab=lab, lang=lang: figures_drawn(b, served_site, lang, lab)
+              for lab in FIGURE_LABS for lang in LANGS}
+    steps |= {("stand-in", lang): lambda b, lang=lang: calls_not_drawn(b, served_site, lang)
+              for lang in LANGS}
+    steps["never plots"] = lambda b: never_plots(b, served_site)
+    found = {}
+    for key, step in steps.items():
+        try:
+            found[key] = ("ok", step(browser))
+        except Exception as error:
+            found[key] = ("error", error)
+    return found
+
+
+runs = session_fixture(drive_runs)
+
+
+def outcome(runs: dict, key):
+    """What the session's step gave; the error it raised, raised again here."""
+    kind, value = runs[key]
+    if kind == "error":
+        raise value
+    return value
