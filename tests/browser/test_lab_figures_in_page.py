@@ -22,7 +22,7 @@ import pytest
 from visiting import NO_CHROMIUM, find_chromium, in_ci, open_local, press_run
 
 import culpa
-from support.background import session_fixture
+from support.background import outcome, record_steps, session_fixture
 from support.pages import ROOT
 from support.served import LANGS
 
@@ -305,21 +305,7 @@ def drive_runs(browser, served_site) -> dict:
     steps |= {("stand-in", lang): lambda b, lang=lang: calls_not_drawn(b, served_site, lang)
               for lang in LANGS}
     steps["never plots"] = lambda b: never_plots(b, served_site)
-    found = {}
-    for key, step in steps.items():
-        try:
-            found[key] = ("ok", step(browser))
-        except Exception as error:
-            found[key] = ("error", error)
-    return found
+    return record_steps(browser, steps)
 
 
 runs = session_fixture(drive_runs)
-
-
-def outcome(runs: dict, key):
-    """What the session's step gave; the error it raised, raised again here."""
-    kind, value = runs[key]
-    if kind == "error":
-        raise value
-    return value

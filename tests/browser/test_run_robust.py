@@ -10,6 +10,7 @@
   block; the end of every run is announced;
 - a block whose code holds "<!--<script>" cannot break the page's run-config (tested on the config as the
   build writes it, in Chromium's own HTML parser).
+The pages are driven in one session, in the background (support/background.py); each test reads its step.
 Both languages: the strings come from the page (sitebuild/strings/, through sitebuild/steps/run_blocks.py).
 """
 
@@ -22,6 +23,7 @@ import pytest
 from visiting import NO_CHROMIUM, find_chromium, in_ci, open_local
 
 from sitebuild.steps import run_blocks
+from support.background import outcome, record_steps, session_fixture
 
 if find_chromium() is None and not in_ci():
     pytest.skip(f"browser tests skipped: {NO_CHROMIUM}", allow_module_level=True)
@@ -70,9 +72,8 @@ def announced(tab, expected: str) -> str:
     return expected
 
 
-@pytest.mark.parametrize("lang", ["pt", "en"])
-@pytest.mark.parametrize("missing", ["pyodide.asm.wasm", "worker.js"])
-def test_python_that_cannot_load_says_so_and_try_again_works(browser, served_site, lang, missing):
+def cannot_load(browser, served_site, lang, missing) -> dict:
+    """Page 03's first Run with `missing` answering 404, then Try again once it is back: what was shown."""
     context, tab = open_local(browser, served_site.base + PAGES[lang])
     try:
         s = strings(tab)
@@ -87,7 +88,7 @@ def test_python_that_cannot_load_says_so_and_try_again_works(browser, served_sit
         text = b["output"].text_content()
         focus = tab.evaluate(ACTIVE)
         retry = b["output"].locator(".run-retry")
-        assert retry.text_content() == s["retry"]
+        retry_text = retry.text_content()
         heard = announced(tab, s["finishedError"].format(n=1, error=text.split("\n")[0].strip()))
         # the reader's network is back: Try again loads Python and runs the block
         context.unroute(planted)
@@ -99,6 +100,17 @@ def test_python_that_cannot_load_says_so_and_try_again_works(browser, served_sit
         state = b["output"].get_attribute("data-state")
     finally:
         context.close()
+    return {"s": s, "text": text, "seconds": seconds, "focus": focus, "retry": retry_text, "heard": heard,
+            "after": after, "state": state}
+
+
+@pytest.mark.parametrize("lang", ["pt", "en"])
+@pytest.mark.parametrize("missing", ["pyodide.asm.wasm", "worker.js"])
+def test_python_that_cannot_load_says_so_and_try_again_works(runs, lang, missing):
+    got = outcome(runs, ("cannot load", lang, missing))
+    s, text, seconds, focus, heard = got["s"], got["text"], got["seconds"], got["focus"], got["heard"]
+    after, state = got["after"], got["state"]
+    assert got["retry"] == s["retry"]
     prefix = s["failedToLoad"].split("{")[0]
     assert text.startswith(prefix), f"{missing} missing: the block says {text!r}"
     assert seconds < 30, f"{missing} missing: {seconds:.1f} s before the block said so"
@@ -107,8 +119,9 @@ def test_python_that_cannot_load_says_so_and_try_again_works(browser, served_sit
     assert state == "ok" and prefix not in after, f"Try again did not run the block: {after[-300:]!r}"
 
 
-@pytest.mark.parametrize("lang", ["pt", "en"])
-def test_a_session_of_runs_that_go_wrong_and_the_keyboard(browser, served_site, lang):
+def runs_that_go_wrong(browser, served_site, lang) -> tuple[dict, dict]:
+    """Page 03's first block through a session of runs that go wrong, from the keyboard: the page's
+    strings, and what each step showed."""
     context, tab = open_local(browser, served_site.base + PAGES[lang])
     seen: dict = {}
     try:
@@ -165,6 +178,12 @@ def test_a_session_of_runs_that_go_wrong_and_the_keyboard(browser, served_site, 
         seen["alive"] = tab.evaluate("1 + 1")
     finally:
         context.close()
+    return s, seen
+
+
+@pytest.mark.parametrize("lang", ["pt", "en"])
+def test_a_session_of_runs_that_go_wrong_and_the_keyboard(runs, lang):
+    s, seen = outcome(runs, ("session", lang))
     n = {"pt": ("Executar o bloco 1", "Parar o bloco 1", "Restaurar o código do bloco 1"),
          "en": ("Run block 1", "Stop block 1", "Reset block 1's code")}[lang]
     assert seen["names"] == list(n), seen["names"]
@@ -207,3 +226,19 @@ def test_a_block_with_html_comment_and_script_cannot_break_the_run_config(browse
     assert "<" not in run_blocks.script_json(blob)
     assert after == 1, "the page after the run-config was swallowed"
     assert parsed == blob
+
+
+# --- one session drives the pages above, in the background (support/background.py) --------------------
+
+
+def drive_runs(browser, served_site) -> dict:
+    """Every page the tests above read, driven in turn (each step's result, or the error it raised)."""
+    steps = {("cannot load", lang, missing): lambda b, lang=lang, missing=missing:
+             cannot_load(b, served_site, lang, missing)
+             for lang in PAGES for missing in ("pyodide.asm.wasm", "worker.js")}
+    steps |= {("session", lang): lambda b, lang=lang: runs_that_go_wrong(b, served_site, lang)
+              for lang in PAGES}
+    return record_steps(browser, steps)
+
+
+runs = session_fixture(drive_runs)

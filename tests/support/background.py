@@ -48,6 +48,26 @@ def session_fixture(work: Work):
     return fixture
 
 
+def record_steps(browser, steps: dict[object, Callable]) -> dict:
+    """Each step(browser) in turn, for a session that drives several pages: what it gave, or the error it
+    raised, kept for that step's test alone (`outcome`), so that one step's failure fails one test."""
+    found = {}
+    for key, step in steps.items():
+        try:
+            found[key] = ("ok", step(browser))
+        except Exception as error:
+            found[key] = ("error", error)
+    return found
+
+
+def outcome(found: dict, key):
+    """What record_steps kept for a step: its result, or the error it raised, raised again here."""
+    kind, value = found[key]
+    if kind == "error":
+        raise value
+    return value
+
+
 def declares_sessions(module) -> bool:
     return getattr(module, "__name__", None) in DECLARED
 
