@@ -50,10 +50,7 @@ def pytest_collection_finish(session):
     # then the browser sessions that run in the background, after those (support/background.py)
     from support import background
 
-    if any(background.declares_sessions(getattr(item, "module", None)) for item in session.items):
-        from visiting import CHROMIUM_ARGS, find_chromium
-
-        background.start(session, find_chromium(), CHROMIUM_ARGS)
+    background.start(session)
 
 
 def pytest_addoption(parser):

@@ -208,31 +208,32 @@ def figures_drawn(browser, served_site, lang, lab):
     return figures, drawn
 
 
+# Each lab with figure cells, and what each figure's axes must show (the session runs these labs).
+FIGURES = [
+    (
+        "memory-for-compute",
+        [
+            [
+                {"series": [4, 4], "xlabel": ["n"], "ylabel": ["MiB"]},
+                {"series": [4, 4], "xlabel": ["n"], "ylabel": ["ms"]},
+            ],
+            [{"series": [7], "xlabel": ["segments"], "ylabel": ["MiB"]}],
+        ],
+    ),
+    (
+        "build-check-train",
+        [
+            [
+                {"series": [0, 0], "xlabel": ["epoch"], "ylabel": ["loss"]},
+                {"series": [None], "xlabel": ["x1"], "ylabel": ["x2"], "field": True, "contour": True},
+            ]
+        ],
+    ),
+]
+
+
 @pytest.mark.parametrize("lang", ["pt", "en"])
-@pytest.mark.parametrize(
-    "lab, expected",
-    [
-        (
-            "memory-for-compute",
-            [
-                [
-                    {"series": [4, 4], "xlabel": ["n"], "ylabel": ["MiB"]},
-                    {"series": [4, 4], "xlabel": ["n"], "ylabel": ["ms"]},
-                ],
-                [{"series": [7], "xlabel": ["segments"], "ylabel": ["MiB"]}],
-            ],
-        ),
-        (
-            "build-check-train",
-            [
-                [
-                    {"series": [0, 0], "xlabel": ["epoch"], "ylabel": ["loss"]},
-                    {"series": [None], "xlabel": ["x1"], "ylabel": ["x2"], "field": True, "contour": True},
-                ]
-            ],
-        ),
-    ],
-)
+@pytest.mark.parametrize("lab, expected", FIGURES)
 def test_each_figure_cell_draws_in_the_page(runs, lang, lab, expected):
     figures, drawn = outcome(runs, ("figures", lab, lang))
     assert len(figures) == len(expected)
@@ -293,15 +294,12 @@ def test_a_page_that_never_plots_loads_nothing_of_the_stand_in(runs):
 
 # --- one session drives every page above, in the background (support/background.py) -------------------
 
-FIGURE_LABS = ("memory-for-compute", "build-check-train")
-
-
 def drive_runs(browser, served_site) -> dict:
     """Every page this module's tests read, driven in turn: what each step gave, or the error it raised
     (handed to that step's test only, which fails with it)."""
     steps = {("race", lang): lambda b, lang=lang: race(b, served_site, lang) for lang in LANGS}
     steps |= {("figures", lab, lang): lambda b, lab=lab, lang=lang: figures_drawn(b, served_site, lang, lab)
-              for lab in FIGURE_LABS for lang in LANGS}
+              for lab, _ in FIGURES for lang in LANGS}
     steps |= {("stand-in", lang): lambda b, lang=lang: calls_not_drawn(b, served_site, lang)
               for lang in LANGS}
     steps["never plots"] = lambda b: never_plots(b, served_site)

@@ -72,13 +72,23 @@ def declares_sessions(module) -> bool:
     return getattr(module, "__name__", None) in DECLARED
 
 
-def start(session: pytest.Session, executable: str | None, args: list[str]) -> None:
+def start(session: pytest.Session) -> None:
     """Start the declared sessions of the selected modules, in a thread, after the early sessions."""
-    modules = {item.module.__name__ for item in session.items
-               if declares_sessions(getattr(item, "module", None))}
-    works = {(m, name): work for m in sorted(modules) for name, work in DECLARED[m].items()
-             if (m, name) not in STARTED}
-    if executable is None or not works:
+    modules = {
+        item.module.__name__ for item in session.items if declares_sessions(getattr(item, "module", None))
+    }
+    works = {
+        (m, name): work
+        for m in sorted(modules)
+        for name, work in DECLARED[m].items()
+        if (m, name) not in STARTED
+    }
+    if not works:
+        return
+    from visiting import CHROMIUM_ARGS, find_chromium  # tests/browser/, on the path once its modules are
+
+    executable, args = find_chromium(), CHROMIUM_ARGS
+    if executable is None:
         return  # without Chromium each fixture asks for `browser`, which skips (or fails under CI=true)
     futures = {key: Future() for key in works}
     STARTED.update(futures)
