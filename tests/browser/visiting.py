@@ -39,6 +39,7 @@ AXE = ROOT / "tests" / "vendor" / "axe-core" / "axe.min.js"
 DESKTOP = {"width": 1280, "height": 800}
 PHONE = {"width": 390, "height": 844}
 AT_ONCE = 3  # pages visited at the same time
+STEP_SECONDS = 150  # what a step of a visit may take at most, on the busiest machine (they take 0.5-5 s)
 # axe rules switched off, each with the reason it cannot be fixed from this site's side. None so far.
 AXE_DISABLED: dict[str, str] = {}
 # Every page's Content-Security-Policy (sitebuild/steps/content_policy.py) refuses an inline <script> or
@@ -443,15 +444,20 @@ async def _visit(
     steps += [("switch", switch)]
     for name, action in steps:
         try:
-            await action()
+            # a step's playwright calls time out on their own, but a script evaluated in the page waits for
+            # as long as its promise does: bounded here, so that a page that never answers fails that
+            # step's test (a .ci/run once waited forever in one visit) instead of hanging the suite
+            await asyncio.wait_for(action(), STEP_SECONDS)
         except Exception as err:  # recorded; the test of that step's rule fails with it
+            if isinstance(err, TimeoutError) and not str(err):
+                err = TimeoutError(f"the step did not finish within {STEP_SECONDS} s")
             visit.errors[name] = f"{type(err).__name__}: {(str(err).splitlines() or [''])[0]}"
             if name == "load":
                 break
     phase["now"] = "done"
     visit.failed_requests += [f"{url}: net::ERR_ABORTED (while: {when}), and never loaded"
                               for url, when in dropped if url not in loaded]
-    await context.close()
+    await asyncio.wait_for(context.close(), STEP_SECONDS)
     return visit
 
 
