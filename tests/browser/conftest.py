@@ -14,7 +14,7 @@ import asyncio
 from concurrent.futures import Future
 
 import pytest
-from visiting import CHROMIUM_ARGS, NO_CHROMIUM, Visit, find_chromium, in_ci, visit_all
+from visiting import CHROMIUM_ARGS, ISOLATED, NO_CHROMIUM, Visit, find_chromium, in_ci, visit_all
 
 from support.served import SitePage, source_pages
 from support.site import in_thread, shared_site
@@ -94,10 +94,11 @@ def visits(chromium, served_site, request):
 
 @pytest.fixture(scope="module")
 def browser(chromium):
-    """Chromium driven by Playwright's sync API, one per test module (tests that click through pages)."""
+    """Chromium driven by Playwright's sync API, one per test module (tests that click through pages),
+    resolving no host but 127.0.0.1 (ISOLATED: what `visiting.kept_tab` counts on)."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
+        launched = playwright.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS + ISOLATED)
         yield launched
         launched.close()

@@ -27,7 +27,7 @@ from test_exercises_in_browser import (  # noqa: F401
     shoot,
     test_phone_width_and_the_network,
 )
-from test_explorers import open_page
+from test_explorers import open_fresh
 from visiting import DESKTOP, PHONE, SCREENSHOTS, find_chromium, in_ci
 
 from sitebuild import exercises
@@ -77,7 +77,8 @@ def drive_sessions(browser, served_site):
     found = {}
     for lang in LANGS:
         got = found[lang] = {"site": served_site.base}
-        context, tab = open_page(browser, served_site, lang, "03-worked-example/")
+        # a first visit in a context of its own: what the page fetches before the reader acts is checked
+        context, tab = open_fresh(browser, served_site, lang, "03-worked-example/")
         requests = []
         tab.on("request", lambda r, into=requests: into.append(r.url))
         # Predict: a number, with the keyboard

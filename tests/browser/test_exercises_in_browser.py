@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from test_explorers import open_page
+from test_explorers import open_fresh, open_page
 from visiting import DESKTOP, PHONE, SCREENSHOTS, find_chromium, in_ci
 
 from sitebuild import exercises, strings
@@ -117,7 +117,8 @@ def drive_sessions(browser, served_site):
     found = {}
     for lang in LANGS:
         lesson = DRIVEN[lang]
-        context, tab = open_page(browser, served_site, lang, PAGES[lesson])
+        # a first visit in a context of its own: what the page fetches before the reader acts is checked
+        context, tab = open_fresh(browser, served_site, lang, PAGES[lesson])
         requests = []
         tab.on("request", lambda r, into=requests: into.append(r.url))
         tab.wait_for_timeout(300)

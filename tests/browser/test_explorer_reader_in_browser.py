@@ -26,7 +26,7 @@ from test_explorers import (
     blame_expected,
     multiset_problems,
     nudge_expected,
-    open_page,
+    open_fresh,
     start,
     url,
     worked_example_expected,
@@ -89,7 +89,8 @@ def drive_sessions(browser, served_site):
     """Each language's page, driven through every case; what it showed, and what it asked the network for."""
     found = {}
     for lang in LANGS:
-        context, tab = open_page(browser, served_site, lang, PAGE)
+        # a first visit in a context of its own: what the page fetches before the reader acts is checked
+        context, tab = open_fresh(browser, served_site, lang, PAGE)
         requests = []
         tab.on("request", lambda r, into=requests: into.append(r.url))
         root = start(tab, "worked-example")

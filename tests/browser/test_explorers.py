@@ -23,7 +23,6 @@ from test_explorers_data import amount  # the number an explorer shows, read bac
 from visiting import (
     ADOPT_CSS,
     DESKTOP,
-    LOCAL_ONLY,
     NO_CHROMIUM,
     PHONE,
     SCREENSHOTS,
@@ -31,6 +30,7 @@ from visiting import (
     find_chromium,
     in_ci,
     is_sitemap_prefetch,
+    kept_tab,
 )
 
 from support.served import LANGS, ROOT
@@ -58,10 +58,8 @@ def url(site, lang, path):
     return site.base + (path if lang == "pt" else f"{lang}/{path}")
 
 
-def open_page(browser, site, lang, path, size=DESKTOP, **options):
-    context = browser.new_context(viewport=size, **options)
-    context.route(LOCAL_ONLY, lambda route: route.abort())
-    tab = context.new_page()
+def listen(tab):
+    """Collect in tab.errors what goes wrong in the page: uncaught errors, console errors, HTTP errors."""
     tab.errors = []
     tab.on("pageerror", lambda err: tab.errors.append(str(err)))
     # a failed request is judged by its address (Material's sitemap.xml prefetches are known, see visiting.py)
@@ -69,6 +67,21 @@ def open_page(browser, site, lang, path, size=DESKTOP, **options):
            if m.type == "error" and not m.text.startswith("Failed to load resource") else None)
     tab.on("response", lambda r: tab.errors.append(f"{r.url}: HTTP {r.status}")
            if r.status >= 400 and not is_sitemap_prefetch(r.url) else None)
+
+
+def open_page(browser, site, lang, path, size=DESKTOP, **options):
+    """The page in a tab the module's browser keeps (visiting.kept_tab: loaded afresh, storage cleared);
+    `close()` on what comes first hands the tab back."""
+    return kept_tab(browser, url(site, lang, path), viewport=size, on_new_tab=listen, **options)
+
+
+def open_fresh(browser, site, lang, path):
+    """The page in a context of its own, as on a first visit, for a test that watches what a first visit
+    fetches or that changes what the server sends (a route). The browser reaches 127.0.0.1 only
+    (ISOLATED, the `browser` fixture's)."""
+    context = browser.new_context(viewport=DESKTOP)
+    tab = context.new_page()
+    listen(tab)
     tab.goto(url(site, lang, path), wait_until="load")
     return context, tab
 
@@ -417,7 +430,7 @@ def test_a_planted_change_in_the_data_is_caught(browser, served_site, exported, 
     served = json.loads((served_site.dir / "assets" / "explorers" / "data" / f"{name}.json").read_text())
     planted = json.loads(json.dumps(served))
     plant(planted)
-    context, tab = open_page(browser, served_site, "en", PAGES[name])
+    context, tab = open_fresh(browser, served_site, "en", PAGES[name])
     context.route(f"**/assets/explorers/data/{name}.json",
                   lambda route: route.fulfill(status=200, content_type="application/json",
                                               body=json.dumps(planted)))

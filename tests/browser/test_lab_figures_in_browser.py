@@ -6,7 +6,7 @@ figure, phone and desktop, land in tests/screenshots/."""
 from __future__ import annotations
 
 import pytest
-from visiting import DESKTOP, NO_CHROMIUM, PHONE, SCREENSHOTS, find_chromium, in_ci, open_local
+from visiting import DESKTOP, NO_CHROMIUM, PHONE, SCREENSHOTS, find_chromium, in_ci, kept_tab
 
 from support.lab_figures import COLUMN_AT_390, MIN_TEXT_PX, drawing, lab_figures
 from support.pages import DOCS, LANGS
@@ -33,7 +33,7 @@ FIGURES = """async () => {
 def test_a_phone_is_shown_each_lab_figures_phone_drawing(browser, served_site, path):
     folder = served_site.dir / path
     expected = lab_figures((folder / "index.html").read_text(encoding="utf-8"))
-    context, tab = open_local(browser, served_site.base + path, viewport=PHONE, device_scale_factor=2)
+    context, tab = kept_tab(browser, served_site.base + path, viewport=PHONE, device_scale_factor=2)
     try:
         shown = tab.evaluate(FIGURES)
         page_width = tab.evaluate("document.documentElement.scrollWidth")
@@ -57,7 +57,7 @@ def test_a_phone_is_shown_each_lab_figures_phone_drawing(browser, served_site, p
 @pytest.mark.parametrize("path", PATHS)
 def test_a_desktop_keeps_each_lab_figures_desktop_drawing(browser, served_site, path):
     expected = lab_figures((served_site.dir / path / "index.html").read_text(encoding="utf-8"))
-    context, tab = open_local(browser, served_site.base + path, viewport=DESKTOP)
+    context, tab = kept_tab(browser, served_site.base + path, viewport=DESKTOP)
     try:
         shown = tab.evaluate(FIGURES)
         tab.locator(".jp-RenderedImage img").first.scroll_into_view_if_needed()

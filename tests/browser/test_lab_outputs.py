@@ -4,7 +4,7 @@ nothing of what a cell printed hides sideways; the code cells keep their lines."
 from __future__ import annotations
 
 import pytest
-from visiting import NO_CHROMIUM, PHONE, find_chromium, in_ci, open_local
+from visiting import NO_CHROMIUM, PHONE, find_chromium, in_ci, kept_tab
 
 if find_chromium() is None and not in_ci():
     pytest.skip(f"browser tests skipped: {NO_CHROMIUM}", allow_module_level=True)
@@ -22,7 +22,7 @@ CODE = """() => [...document.querySelectorAll('.highlight-ipynb pre')]
 
 @pytest.mark.parametrize("path", LABS)
 def test_long_printed_lines_wrap_on_a_phone(browser, served_site, path):
-    context, tab = open_local(browser, served_site.base + path, viewport=PHONE)
+    context, tab = kept_tab(browser, served_site.base + path, viewport=PHONE)
     try:
         outputs = tab.evaluate(OUTPUTS)
         code = tab.evaluate(CODE)

@@ -12,7 +12,7 @@
 from __future__ import annotations
 
 import pytest
-from visiting import DESKTOP, NO_CHROMIUM, PHONE, axe_source, find_chromium, in_ci, open_local
+from visiting import DESKTOP, NO_CHROMIUM, PHONE, axe_source, find_chromium, in_ci, kept_tab
 
 from sitebuild import strings
 
@@ -23,7 +23,7 @@ PAGE = "02-chain-rule/"
 
 
 def open_page(browser, site, **options):
-    return open_local(browser, site.base + PAGE, **options)
+    return kept_tab(browser, site.base + PAGE, **options)
 
 
 def test_the_phone_drawer_opens_with_its_links_drawn(browser, served_site):
@@ -115,8 +115,8 @@ def test_on_a_phone_the_keyboard_opens_the_drawer_and_tab_skips_it_closed(browse
     link on the screen; Escape closes it and comes back to the button. On a desktop, where the navigation is
     a sidebar on the screen, nothing of it is inert."""
     words = strings.of(lang)["a11y"]
-    context, tab = open_local(browser, served_site.base + ("" if lang == "pt" else "en/") + PAGE,
-                              viewport=PHONE)
+    context, tab = kept_tab(browser, served_site.base + ("" if lang == "pt" else "en/") + PAGE,
+                            viewport=PHONE)
     errors = []
     tab.on("pageerror", lambda error: errors.append(str(error)))
     try:

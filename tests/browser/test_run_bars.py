@@ -10,7 +10,7 @@
 from __future__ import annotations
 
 import pytest
-from visiting import NO_CHROMIUM, find_chromium, in_ci, open_local
+from visiting import NO_CHROMIUM, find_chromium, in_ci, kept_tab
 
 if find_chromium() is None and not in_ci():
     pytest.skip(f"browser tests skipped: {NO_CHROMIUM}", allow_module_level=True)
@@ -33,7 +33,7 @@ STATE = """() => [...document.querySelectorAll('[data-run-block]:not([data-run-s
 
 @pytest.mark.parametrize("lang", ["pt", "en"])
 def test_code_becomes_editable_and_tab_goes_from_code_to_run(browser, served_site, lang):
-    context, tab = open_local(browser, served_site.base + PAGES[lang])
+    context, tab = kept_tab(browser, served_site.base + PAGES[lang])
     try:
         tab.wait_for_function("""() => [...document.querySelectorAll('[data-run-block]:not([data-run-skip])')]
           .every((box) => (box.querySelector('code') || box.querySelector('pre')).isContentEditable)""",
@@ -63,7 +63,7 @@ def test_code_becomes_editable_and_tab_goes_from_code_to_run(browser, served_sit
 
 @pytest.mark.parametrize("path", [PAGES["pt"], "labs/build-check-train/"])
 def test_without_javascript_no_bar_and_no_editable_code(browser, served_site, path):
-    context, tab = open_local(browser, served_site.base + path, java_script_enabled=False)
+    context, tab = kept_tab(browser, served_site.base + path, java_script_enabled=False)
     try:
         shown = tab.locator(".run-bar:visible, .run-output:visible").count()
         bars = tab.locator(".run-bar").count()

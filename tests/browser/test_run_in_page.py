@@ -30,7 +30,7 @@ from concurrent.futures import Future
 from dataclasses import dataclass, field
 
 import pytest
-from visiting import CHROMIUM_ARGS, find_chromium
+from visiting import CHROMIUM_ARGS, ISOLATED, find_chromium
 
 from support.pages import as_shown, load_page, page_files
 from support.served import LANGS, ServedSite, SitePage
@@ -38,7 +38,6 @@ from support.site import in_thread, shared_site
 
 PYODIDE_PATHS = ("assets/vendor/pyodide/", "assets/run/worker.js", "culpa/culpa-")
 RUN_TIMEOUT_MS = 180_000  # a first Run loads Python; page 09 trains a network
-ISOLATED = ['--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1']
 LAB_LANG = "pt"
 ONLY_PAGES = tuple(os.environ.get("RUN_IN_PAGE_PAGES", "").split())  # for a quicker look
 ONLY_LANGS = tuple(os.environ.get("RUN_IN_PAGE_LANGS", " ".join(LANGS)).split())  # for a quicker look

@@ -9,7 +9,7 @@ shows links. Each expected page is read from the built pages' code (tests/suppor
 from __future__ import annotations
 
 import pytest
-from visiting import NO_CHROMIUM, find_chromium, in_ci, open_local
+from visiting import NO_CHROMIUM, find_chromium, in_ci, kept_tab
 
 from support.search_index import IDENTIFIERS, pages_whose_code_uses
 
@@ -29,7 +29,7 @@ ANSWERED = """() => {
 
 @pytest.fixture(scope="module")
 def tab(browser, served_site):
-    context, tab = open_local(browser, served_site.base)
+    context, tab = kept_tab(browser, served_site.base)
     yield tab
     context.close()
 

@@ -85,9 +85,9 @@ def start(session: pytest.Session) -> None:
     }
     if not works:
         return
-    from visiting import CHROMIUM_ARGS, find_chromium  # tests/browser/, on the path once its modules are
+    from visiting import CHROMIUM_ARGS, ISOLATED, find_chromium  # tests/browser/, on the path by now
 
-    executable, args = find_chromium(), CHROMIUM_ARGS
+    executable, args = find_chromium(), CHROMIUM_ARGS + ISOLATED  # as the `browser` fixture's
     if executable is None:
         return  # without Chromium each fixture asks for `browser`, which skips (or fails under CI=true)
     futures = {key: Future() for key in works}
