@@ -28,7 +28,7 @@ from pathlib import Path
 import pytest
 
 if __name__ != "__main__":  # under pytest; run as a script (below), this file needs nothing of the repo
-    from support.pages import all_pages, expand_snippets, run_params
+    from support.pages import all_pages, expand_snippets, run_once, run_params
 else:
     def run_params(pages):  # run as a script: there are no tests to parametrize
         return []
@@ -106,21 +106,26 @@ def test_every_block_pastes_into_the_python_prompt_and_prints_what_the_page_show
     ]
     blocks = [b for b, _ in pairs]
     assert blocks, f"{page.name} has no Python block to paste"
-    (tmp_path / "payload.json").write_text(json.dumps([c for _, c in pairs]), encoding="utf-8")
-    work = tmp_path / "reader"
-    work.mkdir()
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    env["MPLBACKEND"] = "Agg"
-    proc = subprocess.run(
-        [sys.executable, "-I", str(HERE), str(tmp_path / "payload.json"), str(tmp_path / "result.json")],
-        cwd=work,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert proc.returncode == 0, f"{page.name}: the paste runner crashed:\n{proc.stderr}"
-    results = json.loads((tmp_path / "result.json").read_text(encoding="utf-8"))
+    payload = json.dumps([c for _, c in pairs])
+
+    def run() -> list[dict]:
+        (tmp_path / "payload.json").write_text(payload, encoding="utf-8")
+        work = tmp_path / "reader"
+        work.mkdir()
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+        env["MPLBACKEND"] = "Agg"
+        proc = subprocess.run(
+            [sys.executable, "-I", str(HERE), str(tmp_path / "payload.json"), str(tmp_path / "result.json")],
+            cwd=work,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+        assert proc.returncode == 0, f"{page.name}: the paste runner crashed:\n{proc.stderr}"
+        return json.loads((tmp_path / "result.json").read_text(encoding="utf-8"))
+
+    results = run_once("paste", payload, run, lambda r: not any(x["errors"] for x in r))
     for block, result in zip(blocks, results, strict=False):
         assert not result["errors"], (
             f"{page.name}: the block at line {block.line} does not paste into the Python prompt "

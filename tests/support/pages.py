@@ -186,3 +186,21 @@ def run_params(pages: list[Page]) -> list:
 
     return [pytest.param(p, id=p.id, marks=[pytest.mark.slow] if p.rel in SLOW_PAGES else []) for p in pages]
 
+
+
+_RUNS: dict[tuple[str, str], dict] = {}
+
+
+def run_once(kind: str, code: str, run, ok) -> dict:
+    """`run()`'s result, shared by every page whose code to run is `code` (as `kind` runs it): a page's
+    two languages include the same lesson files, so a Portuguese page and its English translation run
+    the very same code, and the same code in a fresh interpreter prints the same. A result that `ok`
+    rejects (the code failed) is not shared: each page then runs its own, and its failure names it."""
+    key = (kind, code)
+    found = _RUNS.get(key)
+    if found is not None:
+        return found
+    result = run()
+    if ok(result):
+        _RUNS[key] = result
+    return result
