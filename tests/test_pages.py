@@ -14,10 +14,7 @@ interpreter, in an empty folder, with only the installed project importable. The
 from __future__ import annotations
 
 import json
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -45,27 +42,10 @@ def run_page(page, tmp_path: Path) -> dict:
         "markers": [{"expr": m.expr, "fmt": m.fmt} for m in markers],
     }
 
-    def run() -> dict:
-        work = tmp_path / "reader"
-        work.mkdir()
-        (tmp_path / "payload.json").write_text(json.dumps(payload), encoding="utf-8")
-        env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH",)}
-        env["MPLBACKEND"] = "Agg"
-        files = [str(tmp_path / "payload.json"), str(tmp_path / "result.json")]
-        proc = subprocess.run(
-            [sys.executable, "-I", str(RUNNER), *files],
-            cwd=work,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=600,
-        )
-        assert proc.returncode == 0, f"{page.name}: the page runner crashed:\n{proc.stderr}"
-        return json.loads((tmp_path / "result.json").read_text(encoding="utf-8"))
-
     # the code and the numbers asked for, without the page's name: a translation runs the same
     same = json.dumps({k: v for k, v in payload.items() if k != "page"})
-    result = run_once("page", same, run, lambda r: all(o["error"] is None for o in r["outputs"])
+    result = run_once(RUNNER, json.dumps(payload), same, tmp_path, page.name,
+                      lambda r: all(o["error"] is None for o in r["outputs"])
                       and not any("error" in v for v in r["values"].values()))
     return {"blocks": blocks, "markers": markers, **result}
 

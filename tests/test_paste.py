@@ -19,9 +19,7 @@ import code
 import contextlib
 import io
 import json
-import os
 import re
-import subprocess
 import sys
 from pathlib import Path
 
@@ -108,24 +106,7 @@ def test_every_block_pastes_into_the_python_prompt_and_prints_what_the_page_show
     assert blocks, f"{page.name} has no Python block to paste"
     payload = json.dumps([c for _, c in pairs])
 
-    def run() -> list[dict]:
-        (tmp_path / "payload.json").write_text(payload, encoding="utf-8")
-        work = tmp_path / "reader"
-        work.mkdir()
-        env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-        env["MPLBACKEND"] = "Agg"
-        proc = subprocess.run(
-            [sys.executable, "-I", str(HERE), str(tmp_path / "payload.json"), str(tmp_path / "result.json")],
-            cwd=work,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=600,
-        )
-        assert proc.returncode == 0, f"{page.name}: the paste runner crashed:\n{proc.stderr}"
-        return json.loads((tmp_path / "result.json").read_text(encoding="utf-8"))
-
-    results = run_once("paste", payload, run, lambda r: not any(x["errors"] for x in r))
+    results = run_once(HERE, payload, payload, tmp_path, page.name, lambda r: not any(x["errors"] for x in r))
     for block, result in zip(blocks, results, strict=False):
         assert not result["errors"], (
             f"{page.name}: the block at line {block.line} does not paste into the Python prompt "

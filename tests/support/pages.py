@@ -188,19 +188,34 @@ def run_params(pages: list[Page]) -> list:
 
 
 
-_RUNS: dict[tuple[str, str], dict] = {}
+_RUNS: dict[tuple[str, str], object] = {}
 
 
-def run_once(kind: str, code: str, run, ok) -> dict:
-    """`run()`'s result, shared by every page whose code to run is `code` (as `kind` runs it): a page's
-    two languages include the same lesson files, so a Portuguese page and its English translation run
-    the very same code, and the same code in a fresh interpreter prints the same. A result that `ok`
-    rejects (the code failed) is not shared: each page then runs its own, and its failure names it."""
-    key = (kind, code)
-    found = _RUNS.get(key)
-    if found is not None:
-        return found
-    result = run()
+def run_once(runner: Path, payload: str, same: str, where: Path, name: str, ok):
+    """What `python -I runner PAYLOAD RESULT` writes to RESULT (JSON) for `payload`, run in a fresh
+    interpreter in an empty folder under `where` with only the project installed (no PYTHONPATH, matplotlib
+    drawing off screen). Shared by every page whose code to run, `same`, is the same: a page's two
+    languages include the same lesson files, so a Portuguese page and its translation run the very same
+    code, which prints the same. A result that `ok` rejects (the code failed) is not shared: each page then
+    runs its own, and its failure names it (`name`, as a crash of the runner does)."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    key = (str(runner), same)
+    if key in _RUNS:
+        return _RUNS[key]
+    work = where / "reader"
+    work.mkdir()
+    (where / "payload.json").write_text(payload, encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env["MPLBACKEND"] = "Agg"
+    files = [str(where / "payload.json"), str(where / "result.json")]
+    proc = subprocess.run([sys.executable, "-I", str(runner), *files], cwd=work, env=env, capture_output=True,
+                          text=True, timeout=600)
+    assert proc.returncode == 0, f"{name}: the runner {runner.name} crashed:\n{proc.stderr}"
+    result = json.loads((where / "result.json").read_text(encoding="utf-8"))
     if ok(result):
         _RUNS[key] = result
     return result
