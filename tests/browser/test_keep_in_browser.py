@@ -24,7 +24,6 @@ import pytest
 from test_explorers import SHOWN_JS, open_page, start, url
 from visiting import (
     DESKTOP,
-    LOCAL_ONLY,
     PHONE,
     SCREENSHOTS,
     WIDER_THAN_SCREEN_JS,
@@ -128,9 +127,9 @@ def untouched_output(tab, k):
 
 
 def fresh(browser, link, size=DESKTOP, **options):
-    """Another browser, as far as the page can tell: a context of its own (its own storage), at the link."""
+    """Another browser, as far as the page can tell: a context of its own (its own storage), at the link.
+    No other host resolves (the `browser` fixture's ISOLATED); no route, which would turn the cache off."""
     context = browser.new_context(viewport=size, **options)
-    context.route(LOCAL_ONLY, lambda route: route.abort())
     tab = context.new_page()
     tab.errors, tab.requests = [], []
     tab.on("pageerror", lambda err: tab.errors.append(str(err)))
