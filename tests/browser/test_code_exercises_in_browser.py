@@ -10,7 +10,8 @@ One browser context per language, with the keyboard only, as a reader:
   ends is stopped with its message; the right code is right; a loop inside one C call, which Python cannot
   stop, ends the page's worker after its limit, with its message;
 - then the navigation marks page 05 "1 de 3" / "1 of 3" (named for screen readers), a reload keeps it, the
-  page's line says it, and the clear button clears it (announced; after a reload too);
+  page's line says it, and the clear button clears it (announced; after a reload too); the button is
+  offered only when something is solved, and pressed with nothing solved it announces nothing;
 - on a 390 px phone nothing scrolls sideways; every request stays on the site (every other host is
   refused). Screenshots, desktop and phone, light and dark, land in tests/screenshots/
 (exercise-*.png).

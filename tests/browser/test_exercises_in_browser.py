@@ -10,6 +10,10 @@ focus on each, and the button then says there are no more. On a 390 px phone not
 request stays on the site. Screenshots, desktop and phone, light and dark, land in tests/screenshots/.
 Pages 01, 02, 06 and 08 (their exercises added later) are each opened in both languages with their own
 Pyodide, and every exercise they added is checked the same way, its planted mistake named (more_sessions).
+Then, in the same session and Pyodide, a sweep asks the page's checker about every exercise of every page
+(right, each recognised mistake, unrelated, malformed), each verdict CPython's; the answer field and Predict's
+field, focused with Tab, draw an outline in both palettes; and on every page with a Predict (01, 03, 04,
+05), what gives its answer away is hidden until Show is pressed, and shown after.
 axe-core sees the exercises' controls on every page visit (tests/browser/test_pages_in_browser.py); a run of
 it here, in both palettes, cost 50 s.
 """
