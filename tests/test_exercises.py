@@ -193,6 +193,44 @@ def test_a_one_number_answer_says_one_number(lang):
     assert said["message"].startswith(words["wrongOne"].split("{")[0]), said["message"]
 
 
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_finite_difference_is_told_which_side_of_the_u_its_step_is_on(lang):
+    """Page 08's estimate, made by culpa with each step a reader may choose: with a step well left of the
+    bottom of that precision's and formula's U (rounding rules: the error grows as the step shrinks; the
+    page's own bound, u^(1/3) two-sided and u^(1/2) one-sided, over ten), a wrong estimate is named too small
+    for the precision; well right of it (truncation rules), too large for the formula; where culpa gets the
+    same estimate both ways, the diagnosis says either; never the other side alone, and never nothing."""
+    import culpa
+
+    said_of = {}
+    steps = (1e-1, 3e-2, 1e-2, 1e-3, 1e-4, 1e-5, 3e-6, 1e-6, 1e-7, 1e-9, 1e-11, 1e-13, 1e-14, 1e-15)
+    for dtype in (np.float64, np.float32):
+        u = float(np.finfo(dtype).eps)
+        for method, power in (("central", 1 / 3), ("forward", 1 / 2)):
+            bottom = u**power
+            for eps in steps:
+                side = "small" if eps < bottom / 10 else "large" if eps > bottom * 10 else None
+                try:
+                    (est,) = culpa.check.finite_difference(
+                        lambda x: (x * x * x).sum(), [culpa.Tensor(np.array([1.1], dtype=dtype))],
+                        eps=eps, method=method)
+                except ValueError:  # culpa refuses a step lost in x + eps
+                    continue
+                said = verdict("honest_habits/cube-slope", typed(est, lang, 3), lang)
+                said_of[np.dtype(dtype).name, method, eps] = said["mistakes"]
+                if side is None or said["verdict"] == "right":
+                    continue
+                allowed = [["fd-rounding" if side == "small" else "fd-truncation"], ["fd-step"]]
+                assert said["mistakes"] in allowed, (np.dtype(dtype).name, method, eps, float(est[0]), said)
+    # the audit's cases: float64 with 1e-14 is the estimate of a one-sided 1e-3 too (either); float32's
+    # rounding noise with the steps float64 wants is too small, named alone
+    assert said_of["float64", "central", 1e-14] == ["fd-step"]
+    for eps in (1e-6, 1e-7):
+        assert said_of["float32", "central", eps] == said_of["float32", "forward", eps] == ["fd-rounding"]
+    assert said_of["float64", "forward", 1e-14] == ["fd-rounding"]
+    assert said_of["float64", "forward", 1e-2] == said_of["float32", "forward", 1e-1] == ["fd-truncation"]
+
+
 @pytest.mark.parametrize("exercise_id", IDS)
 def test_no_two_answers_of_an_exercise_can_be_taken_for_one_another(exercise_id):
     """A diagnosis names one mistake: every mistake's answer is more than twice the tolerance away from the

@@ -10,7 +10,8 @@ One browser context per language, with the keyboard only, as a reader:
   ends is stopped with its message; the right code is right; a loop inside one C call, which Python cannot
   stop, ends the page's worker after its limit, with its message;
 - then the navigation marks page 05 "1 de 3" / "1 of 3" (named for screen readers), a reload keeps it, the
-  page's line says it, and the clear button clears it (announced; after a reload too);
+  page's line says it, and the clear button clears it (announced; after a reload too); the button is
+  offered only when something is solved, and pressed with nothing solved it announces nothing;
 - on a 390 px phone nothing scrolls sideways; every request stays on the site (every other host is
   refused). Screenshots, desktop and phone, light and dark, land in tests/screenshots/
 (exercise-*.png).
@@ -112,6 +113,12 @@ def drive_sessions(browser, served_site):
         # the code exercise on page 05
         tab.goto(served_site.base + ("" if lang == "pt" else "en/") + "05-branching/", wait_until="load")
         got["marks_before"] = marks(tab)
+        # nothing solved yet: the clear button is not offered, and pressed anyway it announces nothing
+        clear = tab.locator(".ex-progress-clear")
+        got["clear_offered_unsolved"] = clear.is_visible()
+        clear.evaluate("(b) => b.click()")
+        tab.wait_for_timeout(200)
+        got["said_unsolved"] = tab.locator(".ex-progress-said").text_content()
         root = tab.locator(f'.exercise[data-exercise="{MUL}"]')
         root.scroll_into_view_if_needed()
         got["starter"] = root.locator("textarea").input_value()
@@ -131,6 +138,7 @@ def drive_sessions(browser, served_site):
         got["marks_after"] = marks(tab)
         got["line"] = tab.locator(".ex-progress-said").text_content()
         got["solved_attr"] = root.get_attribute("data-solved")
+        got["clear_offered_solved"] = tab.locator(".ex-progress-clear").is_visible()
         shoot(tab, root, f"code-exercise-{lang}-desktop")
         tab.evaluate("scrollTo(0, 0)")
         tab.screenshot(path=str(SCREENSHOTS / f"exercise-progress-nav-{lang}.png"),
@@ -157,6 +165,7 @@ def drive_sessions(browser, served_site):
         got["cleared_said"] = tab.locator(".ex-progress-said").text_content()
         got["cleared_role"] = tab.locator(".ex-progress-said").get_attribute("role")
         got["cleared_focus"] = tab.evaluate("document.activeElement.className")
+        got["clear_offered_cleared"] = clear.is_visible()
         got["marks_cleared"] = marks(tab)
         tab.reload(wait_until="load")
         got["marks_cleared_reloaded"] = marks(tab)
@@ -220,3 +229,7 @@ def test_progress_is_shown_in_the_navigation_kept_and_cleared(sessions, lang):
     assert got["cleared_said"] == w["progressCleared"] and got["cleared_role"] == "status"  # announced
     assert "ex-progress-said" in got["cleared_focus"]
     assert got["marks_cleared"] == [] and got["marks_cleared_reloaded"] == []
+    # the clear button is offered only when there is something to clear, and hidden otherwise
+    assert not got["clear_offered_unsolved"] and not got["clear_offered_cleared"]
+    assert got["clear_offered_solved"]
+    assert got["said_unsolved"] == w["progressNone"], got["said_unsolved"]

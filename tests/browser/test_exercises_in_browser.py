@@ -10,6 +10,10 @@ focus on each, and the button then says there are no more. On a 390 px phone not
 request stays on the site. Screenshots, desktop and phone, light and dark, land in tests/screenshots/.
 Pages 01, 02, 06 and 08 (their exercises added later) are each opened in both languages with their own
 Pyodide, and every exercise they added is checked the same way, its planted mistake named (more_sessions).
+Then, in the same session and Pyodide, a sweep asks the page's checker about every exercise of every page
+(right, each recognised mistake, unrelated, malformed), each verdict CPython's; the answer field and Predict's
+field, focused with Tab, draw an outline in both palettes; and on every page with a Predict (01, 03, 04,
+05), what gives its answer away is hidden until Show is pressed, and shown after.
 axe-core sees the exercises' controls on every page visit (tests/browser/test_pages_in_browser.py); a run of
 it here, in both palettes, cost 50 s.
 """
@@ -113,6 +117,117 @@ def shoot_at_both_widths(tab, name):
     return phone
 
 
+# Predict (pages 01, 03, 04, 05): what gives the answer away is held until the reader shows it. The printed
+# output of the first block after each Predict, and, for a number, the number itself anywhere on screen with
+# the Predict at the top (in the page's writing and in the code's: 0,417 and 0.417), the Predict's own
+# hidden reveal aside; then Show pressed from the keyboard with the field empty (a skip), and the same again.
+PREDICT_SEEN = """(root) => {
+  const out = [...document.querySelectorAll('.run-expected')].find(
+    (e) => root.compareDocumentPosition(e) & Node.DOCUMENT_POSITION_FOLLOWING);
+  const text = root.dataset.answerText;
+  const forms = text ? [text, text.replace(',', '.')] : [];
+  const onScreen = [];
+  if (forms.length) {
+    const walk = document.createTreeWalker(document.querySelector('.md-content'), NodeFilter.SHOW_TEXT);
+    for (let n = walk.nextNode(); n; n = walk.nextNode()) {
+      const el = n.parentElement;
+      if (!forms.some((f) => n.textContent.includes(f)) || el.closest('.katex-mathml')) continue;
+      if (!el.checkVisibility()) continue;
+      const r = el.getBoundingClientRect();
+      if (r.bottom > 0 && r.top < innerHeight) onScreen.push(n.textContent.trim().slice(0, 60));
+    }
+  }
+  const note = out && out.previousElementSibling.matches('.pr-held-note') ? out.previousElementSibling : null;
+  return {kind: root.dataset.kind, output: out ? out.checkVisibility() : null,
+          outputText: out ? out.textContent : '', onScreen,
+          note: note && note.checkVisibility() ? note.textContent : null};
+}"""
+
+
+def predicts_held_and_shown(tab):
+    """Each Predict of the page: what is seen before Show and after it (PREDICT_SEEN)."""
+    seen = []
+    for k in range(tab.locator(".predict").count()):
+        root = tab.locator(".predict").nth(k)
+        root.evaluate("(r) => r.scrollIntoView({block: 'start'})")
+        tab.wait_for_timeout(100)
+        before = root.evaluate(PREDICT_SEEN)
+        first = root.locator(".pr-guess, .pr-option input").first
+        first.focus()
+        tab.keyboard.press("Tab")  # to Show (a pick's radio group is one stop)
+        tab.keyboard.press("Enter")
+        tab.wait_for_function("(r) => r.querySelector('.pr-said').textContent", arg=root.element_handle())
+        root.evaluate("(r) => r.scrollIntoView({block: 'start'})")
+        tab.wait_for_timeout(100)
+        seen.append((before, root.evaluate(PREDICT_SEEN)))
+    return seen
+
+
+FOCUS_SEEN = """(e) => { const s = getComputedStyle(e);
+  return {active: document.activeElement === e, outline: s.outlineStyle, width: parseFloat(s.outlineWidth),
+          shadow: s.boxShadow}; }"""
+
+
+def focus_rings(tab):
+    """The answer field and the Predict's field, focused with Tab, in both palettes: their outline."""
+    rings = {}
+    for selector in (".exercise .ex-answer", ".predict .pr-guess"):
+        field = tab.locator(selector).first
+        field.scroll_into_view_if_needed()
+        field.focus()
+        tab.keyboard.press("Shift+Tab")
+        tab.keyboard.press("Tab")
+        for palette in ("default", "slate"):
+            tab.evaluate("(s) => document.body.setAttribute('data-md-color-scheme', s)", palette)
+            rings[selector, palette] = field.evaluate(FOCUS_SEEN)
+        tab.evaluate("() => document.body.setAttribute('data-md-color-scheme', 'default')")
+    return rings
+
+
+# The sweep: once Python is loaded in the page, the page's checker (check.js's window.culpaExercises.ask, the
+# worker's Python) is asked about every exercise of every page, in one script: culpa's answer, every answer
+# of every recognised mistake, an unrelated wrong answer, text, and the wrong count (a code exercise: its
+# right and planted codes, code that computes something else, and code that does not compile); each verdict
+# must be CPython's, whole. About ten seconds a language, on the page already loaded.
+SWEEP_JS = """async (cases) => {
+  const out = [];
+  for (const [exercise, kind, text] of cases) {
+    try { out.push(await window.culpaExercises.ask({dataset: {exercise, kind}}, text)); }
+    catch (error) { out.push({error: String(error)}); }
+  }
+  return out;
+}"""
+
+
+def sweep_cases(lang: str) -> list[tuple[str, str, str, str]]:
+    """(exercise id, kind, what is asked, what CPython must say: right, a mistake's name, unrelated,
+    malformed) for every exercise."""
+    from test_code_exercises import PLANTED as CODE_PLANTED
+    from test_code_exercises import RIGHT as CODE_RIGHT
+
+    found = []
+    for exercise_id in exercises.ids():
+        ex = exercises.exercise(exercise_id)
+        if ex.kind == "code":
+            found.append((exercise_id, "code", CODE_RIGHT, "right"))
+            found += [(exercise_id, "code", code, name) for code, name in CODE_PLANTED.get(exercise_id, [])]
+            other = "def mul_backward(a, b, out):\n    a.grad += b.data\n    b.grad += a.data\n"
+            found += [(exercise_id, "code", other, "unrelated"), (exercise_id, "code", "def (:", "malformed")]
+            continue
+        found.append((exercise_id, "number", typed(np.ravel(ex.answer()), lang, ex.decimals), "right"))
+        for name, compute in ex.mistakes.items():
+            answers = compute()
+            for wrong in answers if isinstance(answers, tuple) else (answers,):
+                found.append((exercise_id, "number", typed(np.ravel(wrong), lang, ex.decimals), name))
+        wrong = np.round(np.ravel(ex.answer()).astype(float), ex.decimals)
+        wrong[0] += round(0.29, ex.decimals) or 7.0  # far from the answer and from every mistake's
+        found.append((exercise_id, "number", typed(wrong, lang, ex.decimals), "unrelated"))
+        found.append((exercise_id, "number", "abc", "malformed"))
+        too_many = typed([wrong[0]] * (ex.size + 1), lang, ex.decimals)
+        found.append((exercise_id, "number", too_many, "malformed"))
+    return found
+
+
 def drive_sessions(browser, served_site):
     found = {}
     for lang in LANGS:
@@ -133,6 +248,8 @@ def drive_sessions(browser, served_site):
                 checks.append((exercise_id, text, check_with_keyboard(tab, root, text)))
             hinted.append((exercise_id, hints(tab, root)))
         phone = shoot_at_both_widths(tab, lang)
+        asked = sweep_cases(lang)
+        swept = list(zip(asked, tab.evaluate(SWEEP_JS, [list(c[:3]) for c in asked]), strict=True))
         # a fault of the checker's own, not of the answer (planted: it is asked about an exercise it does not
         # know): the page says so, instead of blaming the reader or Python's loading
         kept = len(tab.errors)
@@ -144,9 +261,12 @@ def drive_sessions(browser, served_site):
         del tab.errors[kept:]
         planted.evaluate("(r, id) => { r.dataset.exercise = id; }", real_id)
         # both pages' controls, in this language, without Python
-        markup = {}
+        markup, predicts, rings = {}, {}, {}
         for other, path in PAGES.items():
             tab.goto(served_site.base + (path if lang == "pt" else f"en/{path}"), wait_until="load")
+            if other == "worked_example":
+                rings = focus_rings(tab)
+            predicts[other] = predicts_held_and_shown(tab)
             markup[other] = tab.evaluate(
                 "() => [...document.querySelectorAll('.exercise')].map((r) => ({id: r.dataset.exercise,"
                 " label: document.getElementById(r.querySelector('.ex-answer')"
@@ -154,8 +274,8 @@ def drive_sessions(browser, served_site):
                 " check: r.querySelector('.ex-check').textContent,"
                 " hints: r.querySelectorAll('.ex-hints > li[hidden]').length, visible: r.offsetHeight > 0}))")
         found[lang] = {"before": before, "checks": checks, "hints": hinted, "phone": phone, "broke": broke,
-                       "markup": markup, "requests": list(requests),
-                       "errors": list(tab.errors), "site": served_site.base}
+                       "markup": markup, "predicts": predicts, "rings": rings, "swept": swept,
+                       "requests": list(requests), "errors": list(tab.errors), "site": served_site.base}
         context.close()
     return found
 
@@ -221,6 +341,50 @@ def test_every_page_shows_its_exercises_in_the_pages_language(sessions, lang):
         assert [r["id"] for r in shown] == ids, (lesson, shown)
         for r in shown:
             assert r["visible"] and r["check"] == words["check"] and r["hints"] >= 2 and r["label"], r
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_every_exercise_every_case_is_judged_in_the_page_as_in_cpython(sessions, lang):
+    """The sweep: every exercise of every page (the ones no page visit checks by keyboard too), right,
+    each recognised mistake, unrelated, malformed; the page's verdict is CPython's, and CPython's is the
+    expected one (a mistake named alone, an unrelated answer named nothing)."""
+    problems, swept = [], sessions[lang]["swept"]
+    for (exercise_id, _, text, expect), said in swept:
+        cpython = exercises.check(exercise_id, text, lang)
+        if said != cpython:
+            problems.append(f"{exercise_id} {text!r}: page {said}, CPython {cpython}")
+        wanted = {"right": ("right", []), "unrelated": ("wrong", []), "malformed": ("malformed", [])}.get(
+            expect, ("wrong", [expect]))
+        if (cpython["verdict"], cpython["mistakes"]) != wanted:
+            problems.append(f"{exercise_id} {text!r}: expected {wanted}, CPython {cpython}")
+    assert {i for (i, *_), _ in swept} == set(exercises.ids())
+    assert not problems, "\n".join(problems[:20])
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_predict_holds_what_gives_its_answer_away_until_shown(sessions, lang):
+    held = strings.of(lang)["exercises_more"]["predictHeld"]
+    predicts = sessions[lang]["predicts"]
+    for lesson in ("a_billion_knobs", "worked_example", "through_a_network", "branching"):
+        assert predicts[lesson], f"{lesson}: no Predict"
+    for lesson, seen in predicts.items():
+        for k, (before, after) in enumerate(seen):
+            where = (lang, lesson, k)
+            assert before["output"] is False and before["note"] == held, (where, before)
+            assert before["onScreen"] == [], (where, before["onScreen"])  # the answer, nowhere on screen
+            assert after["output"] is True and after["note"] is None, (where, after)
+            if after["kind"] == "number":
+                assert after["onScreen"], (where, after)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_answer_fields_show_where_the_focus_is(sessions, lang):
+    rings = sessions[lang]["rings"]
+    assert len(rings) == 4, rings
+    for (selector, palette), ring in rings.items():
+        assert ring["active"], (selector, ring)
+        drawn = (ring["outline"] != "none" and ring["width"] >= 2) or ring["shadow"] != "none"
+        assert drawn, (lang, selector, palette, ring)
 
 
 @pytest.mark.parametrize("lang", LANGS)

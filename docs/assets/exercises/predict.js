@@ -32,6 +32,7 @@
 
   function reveal(root) {
     root.querySelector(".pr-reveal").hidden = false;
+    if (window.culpaPredictRelease) window.culpaPredictRelease(root);  /* the output it held (progress.js) */
   }
 
   function show(root) {

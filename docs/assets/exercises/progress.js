@@ -85,6 +85,7 @@
   }
 
   function clear(button) {
+    if (!Object.keys(state.solved).length) return;  /* nothing to clear (the button is not offered then) */
     state = { solved: {}, pages: state.pages };
     save(state);
     render();
@@ -115,6 +116,36 @@
   /* Predict (predict.js) loads on the reader's first touch of one, never with the page; a Show pressed before
      it is there is replayed by it (window.culpaPredictPending). */
   if (!document.querySelector(".predict")) return;
+
+  /* What gives a Predict's answer away stays held until the reader shows it (predict.js calls
+     culpaPredictRelease on Show, a prediction or none): the printed output of the first block after the
+     Predict, and the paragraphs right after that output that state the answer's number (data-answer-text,
+     as the page writes it). A note stands in their place. Without JavaScript nothing is held. */
+  var holds = [];
+  [].slice.call(document.querySelectorAll(".predict")).forEach(function (root) {
+    var node = root.nextElementSibling, answer = root.dataset.answerText;
+    while (node && !node.matches(".predict, h2, h3, .exercise, .run-expected")) node = node.nextElementSibling;
+    if (!node || !node.matches(".run-expected")) return;
+    var held = [node];
+    for (var next = node.nextElementSibling; next; next = next.nextElementSibling) {
+      var states = next.matches("p") && answer && next.textContent.indexOf(answer) !== -1;
+      if (!next.matches(".run-expected") && !states) break;
+      held.push(next);
+    }
+    var note = document.createElement("p");
+    note.className = "pr-held-note";
+    note.textContent = root.dataset.tPredictHeld || "";
+    node.before(note);
+    held.forEach(function (el) { el.classList.add("pr-held"); el.hidden = true; });
+    holds.push({ root: root, held: held, note: note });
+  });
+  window.culpaPredictRelease = function (root) {
+    holds.forEach(function (h) {
+      if (h.root !== root) return;
+      h.held.forEach(function (el) { el.hidden = false; });
+      h.note.remove();
+    });
+  };
   var pending = (window.culpaPredictPending = []), asked = false;
   function early(event) {
     var root = event.target.closest && event.target.closest(".predict");

@@ -78,7 +78,7 @@ SCRIPT_WORDS = ("nextHint", "noMoreHints")
 CODE_WORDS = ("running", "codeStopped")  # a code exercise's, from [exercises_more]
 PREDICT_WORDS = ("predictSkip", "predictExact", "predictClose", "predictFar", "predictSign",
                  "predictNotNumber",
-                 "pickRight", "pickWrong", "pickNone")
+                 "pickRight", "pickWrong", "pickNone", "predictHeld")
 PROGRESS_WORDS = ("progressNav", "progressNavLabel", "progressLine", "progressNone", "progressCleared",
                   "solved")
 PREDICT = re.compile(r'<div class="predict" data-answer="([^"]*)">(.*?)</div>', re.S)
