@@ -713,7 +713,7 @@ def test_print_shows_the_static_figures_and_no_controls(browser, served_site, la
         printed = root.evaluate("(r) => ({ui: !!r.querySelector('.xp-ui')?.getClientRects().length, "
                                 "img: !!r.querySelector('figure img')?.getClientRects().length})")
         controls = tab.evaluate("""() => [...document.querySelectorAll(
-            '.run-bar, .run-output, .xp-bar, .md-typeset button')]
+            '.run-bar, .run-output, .xp-bar, .md-typeset button, .md-typeset .md-button, .page-code')]
             .filter((e) => e.getClientRects().length).map((e) => e.className || e.tagName)""")
     finally:
         context.close()
