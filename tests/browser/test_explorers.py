@@ -624,6 +624,10 @@ def test_play_advances_on_its_own_only_when_asked(browser, served_site, name):
         root = start(tab, name)
         tab.wait_for_timeout(2000)
         idle = root.evaluate("(r) => r.dataset.step")
+        # Next (a chevron) and Play (a solid triangle) must not look alike: their drawn icons differ
+        glyphs = root.evaluate("""(r) => [r.querySelectorAll('.xp-bar .xp-button')[2],
+            r.querySelector('.xp-bar button[aria-pressed]')].map((b) => b.textContent.trim() + ' '
+            + [...b.querySelectorAll('svg path, svg polygon, svg use')].map((e) => e.outerHTML).join(''))""")
         root.locator(".xp-bar button[aria-pressed]").focus()
         tab.keyboard.press("Enter")
         tab.wait_for_timeout(2200)
@@ -631,6 +635,7 @@ def test_play_advances_on_its_own_only_when_asked(browser, served_site, name):
         pressed = root.locator(".xp-bar button[aria-pressed]").get_attribute("aria-pressed")
     finally:
         context.close()
+    assert glyphs[0].strip() and glyphs[0] != glyphs[1], f"{name}: Next and Play show the same icon: {glyphs}"
     assert idle == "1", f"{name}: advanced to step {idle} before play was pressed"
     assert int(playing) > 1 and pressed == "true", f"{name}: play did not advance ({playing}, {pressed})"
 
@@ -713,7 +718,7 @@ def test_print_shows_the_static_figures_and_no_controls(browser, served_site, la
         printed = root.evaluate("(r) => ({ui: !!r.querySelector('.xp-ui')?.getClientRects().length, "
                                 "img: !!r.querySelector('figure img')?.getClientRects().length})")
         controls = tab.evaluate("""() => [...document.querySelectorAll(
-            '.run-bar, .run-output, .xp-bar, .md-typeset button')]
+            '.run-bar, .run-output, .xp-bar, .md-typeset button, .md-typeset .md-button, .page-code')]
             .filter((e) => e.getClientRects().length).map((e) => e.className || e.tagName)""")
     finally:
         context.close()

@@ -1,7 +1,8 @@
 """Run in the page, when things go wrong, and for a reader on the keyboard or a screen reader.
 
-- Python that cannot be loaded (a planted 404 for pyodide.asm.wasm, or for worker.js) says what failed
-  within seconds and offers Try again, which then works;
+- Python that cannot be loaded (a planted 404 for pyodide.asm.wasm, for worker.js, or for culpa's wheel) says
+  what failed within seconds, naming the file once, and offers Try again, which then works; a download cut
+  halfway says so within seconds, and one that never ends is named when the watchdog gives up;
 - a traceback printed after 3,000 lines is still shown (printed output and errors are cut separately), and
   one 300,000-character line says how many characters were left out;
 - input(), js.close() and an asyncio task left pending each get a clear outcome, and the next Run works;
@@ -16,6 +17,7 @@ Both languages: the strings come from the page (sitebuild/strings/, through site
 
 from __future__ import annotations
 
+import contextlib
 import json
 import time
 
@@ -31,6 +33,9 @@ if find_chromium() is None and not in_ci():
 PAGES = {"pt": "03-worked-example/", "en": "en/03-worked-example/"}
 LOAD_MS = 180_000  # a cold Pyodide on a busy 2-core machine
 DONE = "(el) => el.dataset.state && el.dataset.state !== 'running'"
+WHEEL = "culpa-"  # culpa's wheel, <site>/culpa/culpa-VERSION-py3-none-any.whl
+MISSING = ["pyodide.asm.wasm", "worker.js", WHEEL]
+WASM = "**/pyodide.asm.wasm*"
 ACTIVE = """() => { const a = document.activeElement;
   return a ? (a.dataset.run || a.getAttribute('role') || a.tagName.toLowerCase()) : null; }"""
 
@@ -72,11 +77,48 @@ def announced(tab, expected: str) -> str:
     return expected
 
 
+def press_and_fail(tab, b, button) -> tuple[str, float]:
+    """button (Run, or Try again) pressed from the keyboard while Python cannot load: what the block said,
+    and how fast."""
+    button.focus()
+    started = time.perf_counter()
+    tab.keyboard.press("Enter")  # the output, and the old Try again with it, is cleared at once
+    tab.wait_for_selector('[data-run-output="0"] .run-retry', timeout=30_000)
+    return b["output"].text_content(), time.perf_counter() - started
+
+
+def cut_and_stalled(context, tab, b) -> dict:
+    """Once Python has run: Restart Python, then Run with pyodide.asm.wasm's download cut (the request
+    aborted), then Try again with it never answering and the watchdog shortened to 3 s
+    (window.culpaLoadTimeoutS, read when an interpreter starts). What the block said each time, or the
+    error that stopped it."""
+    seen: dict = {}
+    held: list = []
+    try:
+        b["restart"].focus()
+        tab.keyboard.press("Enter")
+        context.route(WASM, lambda route: route.abort("connectionreset"))
+        seen["cut"], seen["cut_seconds"] = press_and_fail(tab, b, b["run"])
+        context.unroute(WASM)
+        context.route(WASM, lambda route: held.append(route))  # never answered
+        tab.evaluate("window.culpaLoadTimeoutS = 3")
+        seen["stalled"], _ = press_and_fail(tab, b, b["output"].locator(".run-retry"))
+    except Exception as error:  # the test of the cut download fails with it; the others keep their results
+        seen["error"] = error
+    for route in held:
+        with contextlib.suppress(Exception):  # its worker is gone, and the request with it
+            route.abort()
+    return seen
+
+
 def cannot_load(browser, served_site, lang, missing) -> dict:
-    """Page 03's first Run with `missing` answering 404, then Try again once it is back: what was shown."""
+    """Page 03's first Run with `missing` answering 404, then Try again once it is back: what was shown.
+    With culpa's wheel missing, then Python restarted: a download cut, and one that never ends."""
     context, tab = open_local(browser, served_site.base + PAGES[lang])
+    extra: dict = {}
     try:
         s = strings(tab)
+        wheel = json.loads(tab.locator("#run-config").text_content())["wheel"].rsplit("/", 1)[-1]
         planted = f"**/{missing}*"
         context.route(planted, lambda route: route.fulfill(status=404, body="planted 404"))
         b = block(tab, 0)
@@ -98,14 +140,26 @@ def cannot_load(browser, served_site, lang, missing) -> dict:
         tab.wait_for_function(DONE, arg=b["output"].element_handle(), timeout=LOAD_MS)
         after = b["output"].text_content()
         state = b["output"].get_attribute("data-state")
+        if missing == WHEEL:
+            extra = cut_and_stalled(context, tab, b)
     finally:
         context.close()
-    return {"s": s, "text": text, "seconds": seconds, "focus": focus, "retry": retry_text, "heard": heard,
-            "after": after, "state": state}
+    return {
+        "s": s,
+        "text": text,
+        "seconds": seconds,
+        "focus": focus,
+        "retry": retry_text,
+        "heard": heard,
+        "after": after,
+        "state": state,
+        "wheel": wheel,
+        **extra,
+    }
 
 
 @pytest.mark.parametrize("lang", ["pt", "en"])
-@pytest.mark.parametrize("missing", ["pyodide.asm.wasm", "worker.js"])
+@pytest.mark.parametrize("missing", MISSING)
 def test_python_that_cannot_load_says_so_and_try_again_works(runs, lang, missing):
     got = outcome(runs, ("cannot load", lang, missing))
     s, text, seconds, focus, heard = got["s"], got["text"], got["seconds"], got["focus"], got["heard"]
@@ -113,10 +167,30 @@ def test_python_that_cannot_load_says_so_and_try_again_works(runs, lang, missing
     assert got["retry"] == s["retry"]
     prefix = s["failedToLoad"].split("{")[0]
     assert text.startswith(prefix), f"{missing} missing: the block says {text!r}"
+    assert text.count(prefix) == 1, f"{missing} missing: said more than once: {text!r}"
+    if missing == WHEEL:  # the file by its name, once, and no raw list of Pyodide's messages or addresses
+        assert text.count(got["wheel"]) == 1 and "http" not in text and "Failed to load" not in text, (
+            f"culpa's wheel missing: the block says {text!r}"
+        )
     assert seconds < 30, f"{missing} missing: {seconds:.1f} s before the block said so"
     assert focus == "run", f"the focus went to {focus} while Python failed to load"
     assert heard
     assert state == "ok" and prefix not in after, f"Try again did not run the block: {after[-300:]!r}"
+
+
+@pytest.mark.parametrize("lang", ["pt", "en"])
+def test_a_download_cut_or_never_ending_names_the_file(runs, lang):
+    """A cut download is not a slow network: the block says so within seconds, naming the file; a download
+    that never ends is named when the watchdog gives up (shortened here to 3 s)."""
+    got = outcome(runs, ("cannot load", lang, WHEEL))
+    if "error" in got:
+        raise got["error"]
+    s, cut, stalled = got["s"], got["cut"], got["stalled"]
+    prefix = s["failedToLoad"].split("{")[0]
+    assert cut.startswith(prefix) and "pyodide.asm.wasm" in cut and s["downloadCut"] in cut, cut
+    assert got["cut_seconds"] < 20, f"{got['cut_seconds']:.1f} s before a cut download was reported"
+    timed_out = s["loadTimedOut"].split("(")[0].format(seconds=3)
+    assert stalled.startswith(prefix + timed_out) and "pyodide.asm.wasm" in stalled, stalled
 
 
 def runs_that_go_wrong(browser, served_site, lang) -> tuple[dict, dict]:
@@ -235,7 +309,7 @@ def drive_runs(browser, served_site) -> dict:
     """Every page the tests above read, driven in turn (each step's result, or the error it raised)."""
     steps = {("cannot load", lang, missing): lambda b, lang=lang, missing=missing:
              cannot_load(b, served_site, lang, missing)
-             for lang in PAGES for missing in ("pyodide.asm.wasm", "worker.js")}
+             for lang in PAGES for missing in MISSING}
     steps |= {("session", lang): lambda b, lang=lang: runs_that_go_wrong(b, served_site, lang)
               for lang in PAGES}
     return record_steps(browser, steps)

@@ -8,8 +8,9 @@
  * have not run in this interpreter (and says so). Stop ends the worker and starts a fresh one; Restart
  * Python (shown whenever an interpreter exists and nothing runs) ends it and gives its memory back.
  * If Python cannot be loaded (a file missing, a download cut, nothing heard for LOAD_TIMEOUT_S) the
- * block says what failed and offers Try again. The end of every run is announced to screen readers, and
- * the focus never falls to the page: a button that cannot act is aria-disabled, not disabled.
+ * block says what failed, naming the file (or the files still loading, for a load that went silent), and
+ * offers Try again. The end of every run is announced to screen readers, and the focus never falls to the
+ * page: a button that cannot act is aria-disabled, not disabled.
  *
  * One state object, one render(): the buttons and notes are redrawn from it.
  */
@@ -31,10 +32,12 @@
   ));
 
   const LOAD_TIMEOUT_S = 120; // silence from a loading worker this long: give up (a busy phone takes ~20 s)
+  // (a test sets window.culpaLoadTimeoutS, read when an interpreter starts, to see the watchdog at work)
   const state = {
     worker: null, // the interpreter, once started
     loading: false,
     heard: 0, // when the loading worker last said something
+    loadingWhat: "", // what it was loading then: the files it waited for, or its stage
     busy: null, // block index whose Run is in progress
     ran: new Set(), // blocks that ran without error in this interpreter
     runs: 0,
@@ -63,11 +66,13 @@
     state.loading = true;
     state.failed = false;
     state.heard = Date.now();
+    state.loadingWhat = "worker.js";
+    const limit = Number(window.culpaLoadTimeoutS) || LOAD_TIMEOUT_S;
     const watchdog = setInterval(() => {
       if (state.worker !== worker || !state.loading) clearInterval(watchdog);
-      else if (Date.now() - state.heard > LOAD_TIMEOUT_S * 1000) {
+      else if (Date.now() - state.heard > limit * 1000) {
         clearInterval(watchdog);
-        loadFailed(fmt(S.loadTimedOut, { seconds: LOAD_TIMEOUT_S }));
+        loadFailed(fmt(S.loadTimedOut, { seconds: limit, what: state.loadingWhat }));
       }
     }, 1000);
     // worker.js itself missing or refused, or an error the worker did not catch
@@ -79,12 +84,15 @@
       if (state.worker !== worker) return;
       const m = event.data;
       state.heard = Date.now();
-      if (m.type === "ready") {
+      if (m.type === "status") {
+        state.loadingWhat = (m.files && m.files.length ? m.files.join(", ") : m.text) || state.loadingWhat;
+      } else if (m.type === "ready") {
         state.loading = false;
         document.querySelectorAll(".run-loading").forEach((node) => node.remove());
         render();
       } else if (m.type === "failed") {
-        loadFailed(m.error);
+        const reason = { cut: S.downloadCut, checked: S.downloadChecked }[m.reason] || m.detail;
+        loadFailed(m.file ? fmt(S.fileFailed, { file: m.file, reason }) : m.error);
       } else if (m.type === "out") {
         const run = pending.get(m.id);
         if (run) append(run.block, m.text, m.stream);

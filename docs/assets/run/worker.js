@@ -25,7 +25,7 @@
  *               {type: "graph", id, block, name, lang}  (the graph of what block's last run assigned to name)
  *               {type: "explore", id, name, fields, typeset}  (JSON texts: the reader's fields, TeX -> index)
  *               {type: "check", id, exercise, answer, lang}  (a checked exercise: the reader's text as typed)
- * Messages out: {type: "status", text}          loading steps
+ * Messages out: {type: "status", text, files}   loading steps: the stage, and the files it still waits for
  *               {type: "ready"}                  Python, numpy and culpa are loaded
  *               {type: "out", id, stream, text}  printed text, "stdout" or "stderr", as it is written
  *               {type: "cut", id, stream}        that stream reached its cap; the rest is counted, not sent
@@ -36,7 +36,9 @@
  *               {type: "graphed", id, answer}    code_graph.answer's JSON text; or {type: "graphed", id, error}
  *               {type: "explored", id, answer}   explore()'s JSON text; or {type: "explored", id, error}
  *               {type: "checked", id, answer}    the verdict, JSON text; or {type: "checked", id, error}
- *               {type: "failed", error}          Python could not be loaded
+ *               {type: "failed", error, file, detail, reason}  Python could not be loaded; file: the one that
+ *                                                 failed, detail: "HTTP 404" or the error, reason: "cut" (its
+ *                                                 download failed) or "checked" (that, or a wrong sha256)
  * Stop is run.js terminating this worker and starting a fresh one: nothing here needs to cooperate.
  */
 "use strict";
@@ -158,39 +160,120 @@ self.close = () => {
   if (current) self.postMessage({ type: "out", id: current.id, stream: "stderr", text: words.noClose + "\n" });
 };
 
-// Pyodide's loader waits forever when its .wasm (or the standard library) answers with an error page:
-// ask for each file first, so that a missing one is named at once.
-const PYODIDE_FILES = ["pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json"];
+// While Python loads, every file it asks for is followed (fetch, importScripts, and the wasm's compilation):
+// Pyodide's loader waits forever when its .wasm answers with an error page or its download is cut (it only
+// logs the error), so a file that answers with an error, or whose download fails (the request or its body),
+// fails the load at once, named; and the page's watchdog (run.js) names the files still loading if the
+// load goes silent. Once Python is loaded (or not), fetch and the rest are themselves again.
+const fileOf = (url) => decodeURIComponent(new URL(String(url), here).pathname.split("/").pop());
+let stage = { text: "", files: [] };
+function tell() {
+  self.postMessage({ type: "status", text: stage.text, files: stage.files.slice() });
+}
+function step(text) {
+  stage = { text, files: [] };
+  tell();
+}
+function asked(file) {
+  if (!stage.files.includes(file)) stage.files.push(file);
+  tell();
+}
+function arrived(file) {
+  const k = stage.files.indexOf(file);
+  if (k >= 0) stage.files.splice(k, 1);
+  tell();
+}
 
-async function checkFiles() {
-  const answers = await Promise.all(
-    PYODIDE_FILES.map((name) =>
-      fetch(pyodideURL + name, { method: "HEAD" }).then(
-        (response) => (response.ok ? null : `${name}: HTTP ${response.status}`),
-        (error) => `${name}: ${error.message || error}`,
+class LoadError extends Error {
+  constructor(file, { status, reason, error }) {
+    const detail = status ? `HTTP ${status}` : String((error && error.message) || error);
+    super(`${file}: ${detail}`);
+    Object.assign(this, { file, detail, reason });
+  }
+}
+
+const native = {
+  fetch: self.fetch,
+  importScripts: self.importScripts,
+  instantiateStreaming: WebAssembly.instantiateStreaming,
+};
+
+function followLoading() {
+  self.fetch = (input, init) => {
+    const url = input instanceof Request ? input.url : String(input);
+    const file = fileOf(url);
+    const reason = init && init.integrity ? "checked" : "cut"; // a wrong sha256 also rejects the fetch
+    asked(file);
+    return native.fetch.call(self, input, init).then(
+      (response) => {
+        if (!response.ok) failed(new LoadError(file, { status: response.status }));
+        // its body, read in full (or not): Pyodide reads a file with one of these
+        for (const read of ["arrayBuffer", "json", "text"]) {
+          const whole = response[read];
+          response[read] = function () {
+            return whole.call(this).then(
+              (body) => (arrived(file), body),
+              (error) => {
+                failed(new LoadError(file, { reason, error }));
+                throw error;
+              },
+            );
+          };
+        }
+        return response;
+      },
+      (error) => {
+        failed(new LoadError(file, { reason, error }));
+        throw error;
+      },
+    );
+  };
+  self.importScripts = (...urls) => {
+    urls.forEach((url) => asked(fileOf(url)));
+    native.importScripts.apply(self, urls);
+    urls.forEach((url) => arrived(fileOf(url)));
+  };
+  // the wasm streams into its compilation, which fails if its download is cut halfway
+  WebAssembly.instantiateStreaming = (source, imports) =>
+    Promise.resolve(source).then((response) =>
+      native.instantiateStreaming.call(WebAssembly, response, imports).then(
+        (result) => (arrived(fileOf(response.url)), result),
+        (error) => {
+          const compiled = error instanceof WebAssembly.CompileError || error instanceof WebAssembly.LinkError;
+          failed(new LoadError(fileOf(response.url), compiled ? { error } : { reason: "cut", error }));
+          throw error;
+        },
       ),
-    ),
-  );
-  const missing = answers.filter(Boolean);
-  if (missing.length) throw new Error(missing.join("; "));
+    );
+}
+
+function loaded() {
+  self.fetch = native.fetch;
+  self.importScripts = native.importScripts;
+  WebAssembly.instantiateStreaming = native.instantiateStreaming;
 }
 
 async function start() {
-  self.postMessage({ type: "status", text: "pyodide" });
-  await checkFiles();
+  followLoading();
+  step("Pyodide");
   importScripts(pyodideURL + "pyodide.js");
   const pyodide = await self.loadPyodide({ indexURL: pyodideURL, fullStdLib: false });
   pyodide.setStdout(write("stdout"));
   pyodide.setStderr(write("stderr"));
-  self.postMessage({ type: "status", text: "packages" });
+  step("numpy, culpa");
   const problems = [];
   await pyodide.loadPackage(["numpy", wheelURL], {
     messageCallback: () => {},
     errorCallback: (message) => problems.push(message),
   });
-  // loadPackage does not throw for a package it could not fetch or refused (a wrong sha256): say which,
-  // rather than the "No module named ..." that the import would give.
-  if (problems.length) throw new Error(`${problems.join("; ")} (numpy, ${wheelURL})`);
+  // loadPackage does not throw for a package it could not install: say which (a file that could not be
+  // fetched was named above), rather than the "No module named ..." that the import would give; its
+  // messages name files by their whole addresses, and announce each error in a line of its own
+  if (problems.length) {
+    const said = problems.filter((message) => !message.startsWith("The following error occurred"));
+    const text = (said.length ? said : problems).join(" ");
+    throw new Error(text.replace(/'?[a-z]+:\/\/[^\s']*\/([^\s'/]+)'?/g, "$1")); // an address -> its file's name
+  }
   const api = pyodide.runPython(RUNNER + "\nimport numpy, culpa\n(run, leftovers, graphs, recorder)\n", {
     globals: pyodide.toPy({}),
   });
@@ -201,7 +284,9 @@ let settled = false;
 function failed(error) {
   if (settled) return;
   settled = true;
-  self.postMessage({ type: "failed", error: String(error && error.message ? error.message : error) });
+  const { file, detail, reason } = error instanceof LoadError ? error : {};
+  const text = String(error && error.message ? error.message : error);
+  self.postMessage({ type: "failed", error: text, file, detail, reason });
 }
 // A failure that start() does not see (an abort inside Pyodide's loader, a wasm that cannot compile).
 self.addEventListener("unhandledrejection", (event) => failed(event.reason));
@@ -209,11 +294,13 @@ self.addEventListener("error", (event) => failed(event.message || event.error));
 
 const ready = start().then(
   (state) => {
+    loaded();
     settled = true;
     self.postMessage({ type: "ready" });
     return state;
   },
   (error) => {
+    loaded();
     failed(error);
     throw error;
   },
