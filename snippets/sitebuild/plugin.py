@@ -9,7 +9,8 @@ Two other plugins shape the order:
 - mkdocs-static-i18n builds the site once per language: the pt build runs every event below, and its
   on_post_build (priority -100) runs the en build, which runs every event again, nested. Steps that must see
   every language built (the 404 pages, the per-language search index, the sitemaps, the wheel, the
-  served LICENSE, and last every page's Content-Security-Policy, hashed from its final HTML) run after it.
+  served LICENSE, site.css without its comments, and last every page's Content-Security-Policy, hashed
+  from its final HTML) run after it.
 - Material's search plugin indexes a page in on_page_context (priority 0): the formulas step hands it a
   plain-text copy of the page just before, the code-names step puts in that copy the names each Python
   block uses in place of its code, and both take their copies back just after.
@@ -48,6 +49,7 @@ from sitebuild.steps import (
     report_mistake,
     run_blocks,
     search_per_language,
+    stylesheets,
     theme_words,
     wheel,
 )
@@ -170,6 +172,7 @@ class SitePlugin(BasePlugin):
         self.wheel.publish(config)  # <site>/culpa/<wheel>; placeholders filled in what skipped Markdown
         if not _nested_language_build(config):  # once, at the site's root
             credits.publish_licence(self.project.root, Path(config.site_dir))  # <site>/LICENSE.txt
+            stylesheets.strip_comments(Path(config.site_dir))  # site.css served without its comments
             # last: every page's HTML is final (404s written, placeholders filled); each gets its policy
             content_policy.write_policies(Path(config.site_dir), serve=self.command == "serve")
 
