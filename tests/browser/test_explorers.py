@@ -76,12 +76,11 @@ def open_page(browser, site, lang, path, size=DESKTOP, **options):
 
 
 def open_fresh(browser, site, lang, path):
-    """The page in a context of its own, as on a first visit, for a test that watches what a first visit
-    fetches or that changes what the server sends (a route). The browser reaches 127.0.0.1 only
-    (ISOLATED, the `browser` fixture's)."""
+    """The page in a context of its own, as on a first visit (visiting.open_local), for a test that watches
+    what a first visit fetches or that changes what the server sends (a route)."""
     context = browser.new_context(viewport=DESKTOP)
     tab = context.new_page()
-    listen(tab)
+    listen(tab)  # before the load: what goes wrong while it loads counts
     tab.goto(url(site, lang, path), wait_until="load")
     return context, tab
 

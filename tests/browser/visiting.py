@@ -103,14 +103,11 @@ class Visit:
         return f"\n(driving the page failed at '{step}': {self.errors[step]})" if step in self.errors else ""
 
 
-LOCAL_ONLY = re.compile(r"^(?!http://127\.0\.0\.1).*")  # a request to any other host is aborted
-
-
 def open_local(browser, url: str, **options):
-    """A context of its own (options: viewport, color_scheme, java_script_enabled...) that reaches
-    127.0.0.1 only, and a tab of it with url loaded."""
+    """A context of its own (options: viewport, color_scheme, java_script_enabled...), as on a first
+    visit, and a tab of it with url loaded. It reaches 127.0.0.1 only because `browser` resolves no other
+    host (ISOLATED, as every test browser is), not through a route, which would turn its cache off."""
     context = browser.new_context(**options)
-    context.route(LOCAL_ONLY, lambda route: route.abort())
     tab = context.new_page()
     tab.goto(url, wait_until="load")
     return context, tab
@@ -332,10 +329,9 @@ SHOWN_CODE_JS = """(button) => {
 
 
 async def _visit(
-    contexts: dict, site: ServedSite, page: SitePage, term: str | None, clipboard: asyncio.Lock
+    context, site: ServedSite, page: SitePage, term: str | None, clipboard: asyncio.Lock
 ) -> Visit:
     visit = Visit(url=site.url(page))
-    context = await contexts[page.lang]()
     local = urlsplit(site.origin).netloc
     phase = {"now": "load"}
 
@@ -529,26 +525,16 @@ async def visit_all(
         # One context per language (its locale, the clipboard granted to the site), kept for all its pages'
         # visits, each visit in a tab of its own: a reader's browser keeps its cache from page to page, and
         # a page loaded with the cache warm costs about half the processor time of one in a fresh context.
-        made: dict[str, asyncio.Task] = {}
-
-        async def new_context(lang: str):
+        contexts = {}
+        for lang in LANGS:
             context = await browser.new_context(viewport=DESKTOP, locale="pt-BR" if lang == "pt" else "en-US")
             await context.grant_permissions(["clipboard-read", "clipboard-write"], origin=site.origin)
             context.set_default_timeout(20_000)  # generous: a busy machine is slow, not broken
-            return context
-
-        def context_of(lang: str):
-            async def get():
-                if lang not in made:
-                    made[lang] = asyncio.ensure_future(new_context(lang))
-                return await made[lang]
-            return get
-
-        contexts = {lang: context_of(lang) for lang in LANGS}
+            contexts[lang] = context
 
         async def one(page: SitePage) -> Visit:
             async with at_once:
-                return await _visit(contexts, site, page, terms.get(page.id), clipboard)
+                return await _visit(contexts[page.lang], site, page, terms.get(page.id), clipboard)
 
         visits = await asyncio.gather(*(one(page) for page in pages))
         await browser.close()
