@@ -1,8 +1,9 @@
 """Run in the page, when things go wrong, and for a reader on the keyboard or a screen reader.
 
-- Python that cannot be loaded (a planted 404 for pyodide.asm.wasm, for worker.js, or for culpa's wheel) says
-  what failed within seconds, naming the file once, and offers Try again, which then works; a download cut
-  halfway says so within seconds, and one that never ends is named when the watchdog gives up;
+- Python that cannot be loaded (a planted 404 for pyodide.asm.wasm, then for worker.js, then for culpa's
+  wheel, in one page: Try again after each begins loading anew, as far as the next file planted missing)
+  says what failed within seconds, naming the file once, and Try again, with every file back, works; a
+  download cut halfway says so within seconds, and one that never ends is named when the watchdog gives up;
 - a traceback printed after 3,000 lines is still shown (printed output and errors are cut separately), and
   one 300,000-character line says how many characters were left out;
 - input(), js.close() and an asyncio task left pending each get a clear outcome, and the next Run works;
@@ -83,7 +84,7 @@ def press_and_fail(tab, b, button) -> tuple[str, float]:
     button.focus()
     started = time.perf_counter()
     tab.keyboard.press("Enter")  # the output, and the old Try again with it, is cleared at once
-    tab.wait_for_selector('[data-run-output="0"] .run-retry', timeout=30_000)
+    tab.wait_for_selector('[data-run-output="0"] .run-retry', timeout=60_000)
     return b["output"].text_content(), time.perf_counter() - started
 
 
@@ -111,81 +112,85 @@ def cut_and_stalled(context, tab, b) -> dict:
     return seen
 
 
-def cannot_load(browser, served_site, lang, missing) -> dict:
-    """Page 03's first Run with `missing` answering 404, then Try again once it is back: what was shown.
-    With culpa's wheel missing, then Python restarted: a download cut, and one that never ends."""
+def cannot_load(browser, served_site, lang) -> dict:
+    """Page 03's first block, with each file of MISSING answering 404 in turn: Run with the first missing,
+    then Try again with the next one missing (and the one before back), and so on; then Try again with
+    every file back. For each file: what the block said, how fast, where the focus was, what was announced,
+    and what the next press of Try again did (the next file's failure: loading began anew; after the last,
+    the block's run). Then, Python restarted: a download cut, and one that never ends."""
     context, tab = open_local(browser, served_site.base + PAGES[lang])
-    extra: dict = {}
+    found: dict = {}
     try:
         s = strings(tab)
         wheel = json.loads(tab.locator("#run-config").text_content())["wheel"].rsplit("/", 1)[-1]
-        planted = f"**/{missing}*"
-        context.route(planted, lambda route: route.fulfill(status=404, body="planted 404"))
         b = block(tab, 0)
-        b["run"].focus()
-        started = time.perf_counter()
-        tab.keyboard.press("Enter")
-        tab.wait_for_selector('[data-run-output="0"] .run-retry', timeout=60_000)
-        seconds = time.perf_counter() - started
-        text = b["output"].text_content()
-        focus = tab.evaluate(ACTIVE)
-        retry = b["output"].locator(".run-retry")
-        retry_text = retry.text_content()
-        heard = announced(tab, s["finishedError"].format(n=1, error=text.split("\n")[0].strip()))
+        button, planted = b["run"], None
+        for missing in MISSING:
+            if planted:
+                context.unroute(planted)
+            planted = f"**/{missing}*"
+            context.route(planted, lambda route: route.fulfill(status=404, body="planted 404"))
+            text, seconds = press_and_fail(tab, b, button)
+            button = b["output"].locator(".run-retry")
+            found[missing] = {
+                "text": text,
+                "seconds": seconds,
+                "focus": tab.evaluate(ACTIVE),
+                "retry": button.text_content(),
+                "heard": announced(tab, s["finishedError"].format(n=1, error=text.split("\n")[0].strip())),
+            }
         # the reader's network is back: Try again loads Python and runs the block
         context.unroute(planted)
-        retry.focus()
+        button.focus()
         tab.keyboard.press("Enter")
         tab.wait_for_timeout(50)
         tab.wait_for_function(DONE, arg=b["output"].element_handle(), timeout=LOAD_MS)
-        after = b["output"].text_content()
-        state = b["output"].get_attribute("data-state")
-        if missing == WHEEL:
-            extra = cut_and_stalled(context, tab, b)
+        for missing, after in zip(MISSING, MISSING[1:], strict=False):
+            found[missing]["next"] = found[after]["text"]
+        found[MISSING[-1]]["next"] = b["output"].text_content()
+        found["state"] = b["output"].get_attribute("data-state")
+        found["cut"] = cut_and_stalled(context, tab, b)
     finally:
         context.close()
-    return {
-        "s": s,
-        "text": text,
-        "seconds": seconds,
-        "focus": focus,
-        "retry": retry_text,
-        "heard": heard,
-        "after": after,
-        "state": state,
-        "wheel": wheel,
-        **extra,
-    }
+    return {"s": s, "wheel": wheel, **found}
 
 
 @pytest.mark.parametrize("lang", ["pt", "en"])
 @pytest.mark.parametrize("missing", MISSING)
 def test_python_that_cannot_load_says_so_and_try_again_works(runs, lang, missing):
-    got = outcome(runs, ("cannot load", lang, missing))
-    s, text, seconds, focus, heard = got["s"], got["text"], got["seconds"], got["focus"], got["heard"]
-    after, state = got["after"], got["state"]
+    chain = outcome(runs, ("cannot load", lang))
+    s, got = chain["s"], chain[missing]
+    text, seconds, focus, heard = got["text"], got["seconds"], got["focus"], got["heard"]
     assert got["retry"] == s["retry"]
     prefix = s["failedToLoad"].split("{")[0]
     assert text.startswith(prefix), f"{missing} missing: the block says {text!r}"
     assert text.count(prefix) == 1, f"{missing} missing: said more than once: {text!r}"
+    assert missing in text or missing == "worker.js", f"{missing} missing: not named: {text!r}"
     if missing == WHEEL:  # the file by its name, once, and no raw list of Pyodide's messages or addresses
-        assert text.count(got["wheel"]) == 1 and "http" not in text and "Failed to load" not in text, (
+        assert text.count(chain["wheel"]) == 1 and "http" not in text and "Failed to load" not in text, (
             f"culpa's wheel missing: the block says {text!r}"
         )
     assert seconds < 30, f"{missing} missing: {seconds:.1f} s before the block said so"
     assert focus == "run", f"the focus went to {focus} while Python failed to load"
     assert heard
-    assert state == "ok" and prefix not in after, f"Try again did not run the block: {after[-300:]!r}"
+    following = MISSING[MISSING.index(missing) + 1:]
+    if following:  # Try again began loading anew: it got as far as the next file planted missing
+        assert got["next"].startswith(prefix) and following[0].split("-")[0] in got["next"], (
+            f"{missing} missing, then Try again with {following[0]} missing: {got['next']!r}")
+    else:  # every file back: Try again loads Python and runs the block
+        assert chain["state"] == "ok" and prefix not in got["next"], (
+            f"Try again did not run the block: {got['next'][-300:]!r}")
 
 
 @pytest.mark.parametrize("lang", ["pt", "en"])
 def test_a_download_cut_or_never_ending_names_the_file(runs, lang):
     """A cut download is not a slow network: the block says so within seconds, naming the file; a download
     that never ends is named when the watchdog gives up (shortened here to 3 s)."""
-    got = outcome(runs, ("cannot load", lang, WHEEL))
+    chain = outcome(runs, ("cannot load", lang))
+    s, got = chain["s"], chain["cut"]
     if "error" in got:
         raise got["error"]
-    s, cut, stalled = got["s"], got["cut"], got["stalled"]
+    cut, stalled = got["cut"], got["stalled"]
     prefix = s["failedToLoad"].split("{")[0]
     assert cut.startswith(prefix) and "pyodide.asm.wasm" in cut and s["downloadCut"] in cut, cut
     assert got["cut_seconds"] < 20, f"{got['cut_seconds']:.1f} s before a cut download was reported"
@@ -307,9 +312,7 @@ def test_a_block_with_html_comment_and_script_cannot_break_the_run_config(browse
 
 def drive_runs(browser, served_site) -> dict:
     """Every page the tests above read, driven in turn (each step's result, or the error it raised)."""
-    steps = {("cannot load", lang, missing): lambda b, lang=lang, missing=missing:
-             cannot_load(b, served_site, lang, missing)
-             for lang in PAGES for missing in MISSING}
+    steps = {("cannot load", lang): lambda b, lang=lang: cannot_load(b, served_site, lang) for lang in PAGES}
     steps |= {("session", lang): lambda b, lang=lang: runs_that_go_wrong(b, served_site, lang)
               for lang in PAGES}
     return record_steps(browser, steps)
