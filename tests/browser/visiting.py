@@ -14,7 +14,8 @@ own cache, cookies and clipboard permission). A visit:
 5. clicks every visible copy button of a code block and reads the clipboard (one page at a time: the
    clipboard is the browser's);
 6. types a word of the page into the search box and reads the results and their previews;
-7. switches to the other language with the header's language switcher, and back.
+7. switches to the other language with the header's language switcher (the visit of that page
+   switches back).
 
 A step that cannot be driven (an element missing, a timeout) is recorded in `errors`; the test of that
 step's rule fails with it, the others still judge what was recorded.
@@ -483,7 +484,9 @@ async def _visit(
 
     async def switch():
         phase["now"] = "switch"
-        for lang in [*(other for other in LANGS if other != page.lang), page.lang]:
+        # to the other language only: the way back is the other language's page's own visit (the same
+        # switcher on the same page; without Material's instant navigation each switch is a page load)
+        for lang in [other for other in LANGS if other != page.lang]:
             await tab.hover(".md-header .md-select")
             async with tab.expect_navigation(wait_until="domcontentloaded"):
                 await tab.click(f'.md-header .md-select a[hreflang="{lang}"]')
