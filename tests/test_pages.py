@@ -42,8 +42,9 @@ def run_page(page, tmp_path: Path) -> dict:
         "markers": [{"expr": m.expr, "fmt": m.fmt} for m in markers],
     }
 
-    # the code and the numbers asked for, without the page's name: a translation runs the same
-    same = json.dumps({k: v for k, v in payload.items() if k != "page"})
+    # the code and the numbers asked for, without the page's name and the blocks' lines in its source (they
+    # only name a block in a traceback, and a failed run is never shared): a translation runs the same
+    same = json.dumps({"code": [b["code"] for b in payload["blocks"]], "markers": payload["markers"]})
     result = run_once(RUNNER, json.dumps(payload), same, tmp_path, page.name,
                       lambda r: all(o["error"] is None for o in r["outputs"])
                       and not any("error" in v for v in r["values"].values()))
