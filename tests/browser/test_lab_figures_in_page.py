@@ -5,7 +5,8 @@
 - each lab's figure cell, run after the cells above it, shows a drawing (an <img> of an SVG made by the
   page's stand-in for matplotlib): its axes, its series and their points, its axis labels (the memory
   lab's sweeps edited to shallow nets first, as a reader might);
-- a matplotlib call the stand-in does not draw says so, naming it, in the page's language;
+- a matplotlib call the stand-in does not draw says so, naming it, in the page's language (in the memory
+  lab's page, once its figures are drawn);
 - a page that never names matplotlib loads nothing of the stand-in.
 Screenshots of each figure drawn in the page, 1280 and 390 wide, go to tests/screenshots/. One session drives
 every page in turn (in the background, beside the other browser tests: support/background.py); each test
@@ -196,6 +197,7 @@ def figures_drawn(browser, served_site, lang, lab):
     each one showed."""
     url = lab_url(served_site, lang, lab)
     context, tab = open_local(browser, url)
+    kept = False
     try:
         codes = blocks_of(tab)
         figures = figure_cells(codes)
@@ -203,8 +205,12 @@ def figures_drawn(browser, served_site, lang, lab):
         drawn = [results[k] for k in figures]
         for k in figures:
             screenshot(tab, lang, lab, k)
+        kept = lab == STAND_IN_LAB  # calls_not_drawn runs next in this page, its Python already loaded
     finally:
-        context.close()
+        if kept:
+            KEPT[lang] = context, tab
+        else:
+            context.close()
     return figures, drawn
 
 
@@ -252,9 +258,15 @@ def test_each_figure_cell_draws_in_the_page(runs, lang, lab, expected):
                     assert got[key] == value, (lab, k, key, got)
 
 
+STAND_IN_LAB = "memory-for-compute"
+KEPT: dict[str, tuple] = {}  # lang -> (context, tab) of the memory lab, its figures just drawn
+
+
 def calls_not_drawn(browser, served_site, lang):
-    """The memory lab's first cell, run with a call the stand-in does not draw (plt.hist, then ax.bar)."""
-    context, tab = open_local(browser, lab_url(served_site, lang, "memory-for-compute"))
+    """The memory lab's first cell, run with a call the stand-in does not draw (plt.hist, then ax.bar): in
+    the page where figures_drawn has just drawn the lab's figures (one Python start fewer), or, if that
+    step did not finish, in a page of its own."""
+    context, tab = KEPT.pop(lang, None) or open_local(browser, lab_url(served_site, lang, STAND_IN_LAB))
     try:
         s = tab.evaluate("() => JSON.parse(document.getElementById('run-config').textContent).strings")
         hist = run(tab, 0, "import matplotlib.pyplot as plt\nplt.hist([1, 2])\n")
