@@ -78,7 +78,19 @@
     // worker.js itself missing or refused, or an error the worker did not catch
     worker.onerror = (event) => {
       event.preventDefault();
-      if (state.worker === worker) loadFailed(fmt(S.workerFailed, { error: event.message || "worker.js" }));
+      if (state.worker !== worker) return;
+      const said = event.message || "";
+      if (!state.loading || (said && !said.includes("importScripts"))) {
+        loadFailed(fmt(S.workerFailed, { error: said || "worker.js" }));
+        return;
+      }
+      // worker.js itself did not load (the bootstrap's importScripts failed, which says no more than the
+      // address): ask the server why, to name the file as the worker names the files it loads
+      const named = (reason) => fmt(S.fileFailed, { file: "worker.js", reason });
+      fetch(workerURL, { method: "HEAD", cache: "no-store" }).then(
+        (r) => (r.ok ? fmt(S.workerFailed, { error: said }) : named(`HTTP ${r.status}`)),
+        () => named(S.downloadCut),
+      ).then((text) => { if (state.worker === worker) loadFailed(text); });
     };
     worker.onmessage = (event) => {
       if (state.worker !== worker) return;
