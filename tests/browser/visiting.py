@@ -1,7 +1,8 @@
 """Open each page of the site in Chromium and use it as a reader would, recording what happens.
 
-One Chromium for the session; a few pages are visited at a time, each in a fresh browser context (its
-own cache, cookies and clipboard permission). A visit:
+One Chromium for the session; a few pages are visited at a time, each in a tab of its own in its
+language's browser context (kept for that language's visits, as a reader's browser keeps its cache; the
+clipboard permission granted to the site). A visit:
 
 1. loads the page at desktop size, recording console errors, uncaught exceptions, failed requests and any
    request to a host other than the local server (those are blocked, so nothing leaves the machine);
