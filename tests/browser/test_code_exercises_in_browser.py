@@ -29,7 +29,7 @@ from test_exercises_in_browser import (  # noqa: F401
     test_phone_width_and_the_network,
 )
 from test_explorers import open_fresh
-from visiting import DESKTOP, PHONE, SCREENSHOTS, find_chromium, in_ci
+from visiting import DESKTOP, PHONE, SCREENSHOTS, find_chromium, in_ci, wait_until
 
 from sitebuild import exercises
 from support.background import session_fixture
@@ -90,7 +90,7 @@ def drive_sessions(browser, served_site):
         tab.keyboard.press("Tab")
         got["predict_focus"] = tab.evaluate("document.activeElement.className")
         tab.keyboard.press("Enter")
-        tab.wait_for_function("(r) => r.querySelector('.pr-said').textContent", arg=number.element_handle())
+        wait_until(tab, "(r) => r.querySelector('.pr-said').textContent", arg=number.element_handle())
         got["predicted"] = number.locator(".pr-said").text_content()
         got["revealed"] = number.locator(".pr-reveal").text_content()
         got["reveal_visible"] = number.locator(".pr-reveal").is_visible()
@@ -105,7 +105,7 @@ def drive_sessions(browser, served_site):
         got["pick_checked"] = pick.evaluate("(r) => r.querySelector('input:checked').value")
         tab.keyboard.press("Tab")
         tab.keyboard.press("Enter")
-        tab.wait_for_function("(r) => r.querySelector('.pr-said').textContent", arg=pick.element_handle())
+        wait_until(tab, "(r) => r.querySelector('.pr-said').textContent", arg=pick.element_handle())
         got["picked"] = pick.locator(".pr-said").text_content()
         got["pick_labels"] = pick.evaluate(
             "(r) => [...r.querySelectorAll('input')].map((i) => i.dataset.label)")
@@ -127,7 +127,7 @@ def drive_sessions(browser, served_site):
         type_into(tab, root.locator("textarea"), SIGN)
         before = root.locator(".ex-verdict").text_content()
         tab.keyboard.press("Control+Enter")
-        tab.wait_for_function("([r, before]) => !r.dataset.checking"
+        wait_until(tab, "([r, before]) => !r.dataset.checking"
                               " && r.querySelector('.ex-verdict').textContent"
                               " && r.querySelector('.ex-verdict').textContent !== before",
                               arg=[root.element_handle(), before], timeout=CHECK_MS)

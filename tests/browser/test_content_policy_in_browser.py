@@ -16,7 +16,7 @@ import json
 from urllib.parse import urlsplit
 
 import pytest
-from visiting import NO_CHROMIUM, find_chromium, in_ci, press_run
+from visiting import NO_CHROMIUM, find_chromium, in_ci, press_run, wait_until
 
 from support.pages import load_page
 from support.served import LANGS
@@ -130,7 +130,7 @@ def run(tab, k: int) -> str:
     press_run(tab, k, LOAD_MS)
     tab.wait_for_timeout(50)
     output = tab.locator(f'[data-run-output="{k}"]')
-    tab.wait_for_function(DONE, arg=output.element_handle(), timeout=LOAD_MS)
+    wait_until(tab, DONE, arg=output.element_handle(), timeout=LOAD_MS)
     return output.text_content()
 
 
@@ -147,8 +147,8 @@ def test_every_kind_of_page_works_under_its_policy(browser, served_site, kind, l
         if kind == "chapter":  # its explorer starts once in view
             root = tab.locator('[data-explorer="worked-example"]').first
             root.scroll_into_view_if_needed()
-            tab.wait_for_function(
-                "() => document.querySelector('[data-explorer=\"worked-example\"]')"
+            wait_until(
+                tab, "() => document.querySelector('[data-explorer=\"worked-example\"]')"
                 ".dataset.xpState === 'ready'"
             )
         tab.evaluate("() => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 200)))")

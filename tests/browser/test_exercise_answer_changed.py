@@ -13,7 +13,7 @@ from __future__ import annotations
 import pytest
 from test_exercises_in_browser import CHECK_MS, PAGES, typed
 from test_explorers import open_page
-from visiting import find_chromium, in_ci
+from visiting import find_chromium, in_ci, wait_until
 
 from sitebuild import exercises
 from support.served import LANGS
@@ -46,13 +46,13 @@ def test_an_answer_corrected_while_python_loads_is_the_one_judged(browser, serve
         field.focus()
         tab.keyboard.type(wrong)
         tab.keyboard.press("Enter")
-        tab.wait_for_function("(r) => r.dataset.checking", arg=root.element_handle(), timeout=10_000)
+        wait_until(tab, "(r) => r.dataset.checking", arg=root.element_handle(), timeout=10_000)
         field.press("Control+a")
         field.press("Delete")
         tab.keyboard.type(right)
         tab.keyboard.press("Enter")  # while the first check still waits for Python
         assert root.get_attribute("data-checking") == "true", "Python was ready too soon to test the rule"
-        tab.wait_for_function("(r) => ['right', 'wrong', 'malformed', 'failed'].includes(r.dataset.verdict)"
+        wait_until(tab, "(r) => ['right', 'wrong', 'malformed', 'failed'].includes(r.dataset.verdict)"
                               " && !r.dataset.checking && r.querySelector('.ex-verdict').textContent",
                               arg=root.element_handle(), timeout=CHECK_MS)
         said = [s for s in tab.evaluate("window.__said") if s]

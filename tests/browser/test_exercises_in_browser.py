@@ -24,7 +24,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from test_explorers import open_fresh, open_page
-from visiting import DESKTOP, PHONE, SCREENSHOTS, find_chromium, in_ci
+from visiting import DESKTOP, PHONE, SCREENSHOTS, find_chromium, in_ci, wait_until
 
 from sitebuild import exercises, strings
 from support.background import session_fixture
@@ -72,7 +72,7 @@ def check_with_keyboard(tab, root, text):
     tab.keyboard.press("Tab")
     focused = tab.evaluate("document.activeElement.className")
     tab.keyboard.press("Enter")
-    tab.wait_for_function("(r) => ['right', 'wrong', 'malformed', 'failed'].includes(r.dataset.verdict)"
+    wait_until(tab, "(r) => ['right', 'wrong', 'malformed', 'failed'].includes(r.dataset.verdict)"
                           " && !r.dataset.checking && r.querySelector('.ex-verdict').textContent",
                           arg=root.element_handle(), timeout=CHECK_MS)
     return {"said": root.locator(".ex-verdict").text_content(), "verdict": root.get_attribute("data-verdict"),
@@ -157,7 +157,7 @@ def predicts_held_and_shown(tab):
         first.focus()
         tab.keyboard.press("Tab")  # to Show (a pick's radio group is one stop)
         tab.keyboard.press("Enter")
-        tab.wait_for_function("(r) => r.querySelector('.pr-said').textContent", arg=root.element_handle())
+        wait_until(tab, "(r) => r.querySelector('.pr-said').textContent", arg=root.element_handle())
         root.evaluate("(r) => r.scrollIntoView({block: 'start'})")
         tab.wait_for_timeout(100)
         seen.append((before, root.evaluate(PREDICT_SEEN)))

@@ -32,7 +32,7 @@ from test_explorers import (
     worked_example_expected,
 )
 from test_explorers_data import amount  # the number an explorer shows, read back from its text
-from visiting import find_chromium, in_ci
+from visiting import find_chromium, in_ci, wait_until
 
 from sitebuild import strings
 from sitebuild.explorers import blame, nudge
@@ -75,7 +75,7 @@ def type_numbers(tab, root, typed, observed):
 
 
 def wait_answer(tab, name="worked-example"):
-    tab.wait_for_function("(n) => { const r = document.querySelector(`[data-explorer='${n}']`);"
+    wait_until(tab, "(n) => { const r = document.querySelector(`[data-explorer='${n}']`);"
                           " return r && !r.dataset.computing; }", arg=name, timeout=COMPUTE_MS)
 
 

@@ -31,6 +31,7 @@ from visiting import (
     in_ci,
     is_sitemap_prefetch,
     kept_tab,
+    wait_until,
 )
 
 from support.served import LANGS, ROOT
@@ -88,8 +89,8 @@ def open_fresh(browser, site, lang, path):
 def start(tab, name):
     root = tab.locator(f'[data-explorer="{name}"]').first
     root.scroll_into_view_if_needed()
-    tab.wait_for_function(
-        "(name) => document.querySelector(`[data-explorer='${name}']`).dataset.xpState === 'ready'",
+    wait_until(
+        tab, "(name) => document.querySelector(`[data-explorer='${name}']`).dataset.xpState === 'ready'",
         arg=name, timeout=10_000)
     return root
 

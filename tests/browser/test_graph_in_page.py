@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from visiting import find_chromium, in_ci
+from visiting import find_chromium, in_ci, wait_until
 
 import culpa
 from sitebuild import strings
@@ -84,14 +84,14 @@ def test_the_graph_of_the_readers_own_code_is_culpas(browser, served_site, lang)
     try:
         tab.goto(served_site.base + PAGES[lang], wait_until="load")
         code = tab.locator('[data-run-block="0"] code')
-        tab.wait_for_function("() => document.querySelector('[data-run-block=\"0\"] code').isContentEditable")
+        wait_until(tab, "() => document.querySelector('[data-run-block=\"0\"] code').isContentEditable")
         code.click()
         tab.keyboard.press("ControlOrMeta+a")
         tab.keyboard.press("Delete")
         tab.keyboard.insert_text(CODE)
         tab.locator('[data-run-bar="0"] [data-run="run"]').focus()
         tab.keyboard.press("Enter")
-        tab.wait_for_function("() => ['ok', 'error'].includes(document.querySelector("
+        wait_until(tab, "() => ['ok', 'error'].includes(document.querySelector("
                               "'[data-run-output=\"0\"]').dataset.state)", timeout=LOAD_MS)
         seen["output"] = tab.locator('[data-run-output="0"]').text_content()
         seen["before"] = [u for u in requested if "graph" in u or "code_graph" in u]
@@ -99,7 +99,7 @@ def test_the_graph_of_the_readers_own_code_is_culpas(browser, served_site, lang)
         seen["show"] = (show.text_content(), show.get_attribute("aria-label"))
         show.focus()
         tab.keyboard.press("Enter")
-        tab.wait_for_function("() => ['ready', 'failed'].includes(document.querySelector('.run-graph')"
+        wait_until(tab, "() => ['ready', 'failed'].includes(document.querySelector('.run-graph')"
                               ".dataset.graphState)", timeout=LOAD_MS)
         box = tab.locator(".run-graph")
         seen["state"] = box.get_attribute("data-graph-state")
@@ -128,7 +128,7 @@ def test_the_graph_of_the_readers_own_code_is_culpas(browser, served_site, lang)
         # another tensor, by name
         box.locator(".cg-pick select").focus()
         tab.keyboard.press("ArrowUp")  # from loss, the last of knob, scale, h, loss
-        tab.wait_for_function("() => document.querySelectorAll('.run-graph .cg-label').length === 4",
+        wait_until(tab, "() => document.querySelectorAll('.run-graph .cg-label').length === 4",
                               timeout=60_000)
         seen["h_labels"] = box.locator(".cg-label").all_text_contents()
         seen["focus_after_pick"] = tab.evaluate("() => document.activeElement.tagName")

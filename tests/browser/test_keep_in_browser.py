@@ -30,6 +30,7 @@ from visiting import (
     axe_source,
     find_chromium,
     in_ci,
+    wait_until,
 )
 
 from sitebuild import strings
@@ -61,12 +62,12 @@ def count(n, lang):
 
 
 def kept_ready(tab):
-    tab.wait_for_function("() => Boolean(window.culpaKeep)", timeout=10_000)
+    wait_until(tab, "() => Boolean(window.culpaKeep)", timeout=10_000)
 
 
 def said(tab):
     """The bar's status line, once keep.js wrote it (after a short pause, for screen readers to notice)."""
-    tab.wait_for_function("() => document.querySelector('.keep-status').textContent !== ''", timeout=10_000)
+    wait_until(tab, "() => document.querySelector('.keep-status').textContent !== ''", timeout=10_000)
     return tab.locator(".keep-status").text_content()
 
 
@@ -80,7 +81,7 @@ def stored(tab):
 
 def wait_kept(tab, expression):
     """Wait until `expression` (of `kept`, what this browser keeps for the page) holds."""
-    tab.wait_for_function(f"() => {{ const kept = {KEPT}; return {expression}; }}", timeout=10_000)
+    wait_until(tab, f"() => {{ const kept = {KEPT}; return {expression}; }}", timeout=10_000)
 
 
 def changed_since(tab, blocks):
@@ -117,7 +118,7 @@ def press(tab, selector):
 def copy_link(tab):
     tab.evaluate("() => { const bar = document.querySelector('[data-keep]'); delete bar.dataset.keepLink; }")
     press(tab, "[data-keep-copy]")
-    tab.wait_for_function("() => document.querySelector('[data-keep]').dataset.keepLink", timeout=30_000)
+    wait_until(tab, "() => document.querySelector('[data-keep]').dataset.keepLink", timeout=30_000)
     return tab.locator("[data-keep]").get_attribute("data-keep-link")
 
 
@@ -146,8 +147,8 @@ def encoded(payload) -> str:
 
 
 def wait_reader_numbers(tab, name="worked-example"):
-    tab.wait_for_function(
-        "(n) => { const r = document.querySelector(`[data-explorer='${n}']`);"
+    wait_until(
+        tab, "(n) => { const r = document.querySelector(`[data-explorer='${n}']`);"
         " return r.dataset.numbers === 'reader' && !r.dataset.computing && !r.dataset.keepRestoring; }",
         arg=name, timeout=COMPUTE_MS)
 
@@ -246,7 +247,7 @@ def test_blame_and_nudge_states_travel_by_link(browser, served_site, lang):
                 for _ in range(3):
                     tab.keyboard.press("ArrowLeft")
                 look = "(r) => [r.dataset.kind, r.dataset.precision, r.dataset.eps, r.dataset.knob]"
-            tab.wait_for_function("() => localStorage.length > 0", timeout=10_000)
+            wait_until(tab, "() => localStorage.length > 0", timeout=10_000)
             before = root.evaluate(look)
             link = copy_link(tab)
         finally:
@@ -255,7 +256,7 @@ def test_blame_and_nudge_states_travel_by_link(browser, served_site, lang):
         try:
             kept_ready(tab)
             root = start(tab, name)
-            tab.wait_for_function("(n) => !document.querySelector(`[data-explorer='${n}']`)"
+            wait_until(tab, "(n) => !document.querySelector(`[data-explorer='${n}']`)"
                                   ".dataset.keepRestoring", arg=name)
             views[name] = (before, root.evaluate(look), tab.errors)
         finally:
@@ -284,7 +285,7 @@ def test_a_reload_keeps_edits_and_the_explorers_step(browser, served_site, lang)
         assert code(tab, 2) == made, "the edit did not survive the reload"
         assert untouched_output(tab, 2)
         root = start(tab, "worked-example")
-        tab.wait_for_function("() => document.querySelector('[data-explorer]').dataset.step === '4'")
+        wait_until(tab, "() => document.querySelector('[data-explorer]').dataset.step === '4'")
         # the block's own Reset forgets the kept edit
         press(tab, '[data-run-bar="2"] [data-run="reset"]')
         wait_kept(tab, "!kept.blocks[2]")

@@ -20,7 +20,7 @@ import re
 import xml.etree.ElementTree as ET
 
 import pytest
-from visiting import NO_CHROMIUM, find_chromium, in_ci, open_local, press_run
+from visiting import NO_CHROMIUM, find_chromium, in_ci, open_local, press_run, wait_until
 
 import culpa
 from support.background import outcome, record_steps, session_fixture
@@ -50,9 +50,9 @@ def blocks_of(tab) -> list[str]:
 def run(tab, k: int, code: str | None = None) -> dict:
     box = tab.locator(f'[data-run-block="{k}"] pre')
     if code is not None:
-        tab.wait_for_function(
-            f"() => document.querySelector('[data-run-block=\"{k}\"] pre').isContentEditable", timeout=30_000
-        )
+        wait_until(
+            tab, f"() => document.querySelector('[data-run-block=\"{k}\"] pre').isContentEditable",
+            timeout=30_000)
         box.click()
         tab.keyboard.press("ControlOrMeta+a")
         tab.keyboard.press("Delete")
@@ -60,7 +60,7 @@ def run(tab, k: int, code: str | None = None) -> dict:
     press_run(tab, k, LOAD_MS)
     tab.wait_for_timeout(50)
     output = tab.locator(f'[data-run-output="{k}"]')
-    tab.wait_for_function(DONE, arg=output.element_handle(), timeout=LOAD_MS)
+    wait_until(tab, DONE, arg=output.element_handle(), timeout=LOAD_MS)
     return output.evaluate("""(el) => ({
       state: el.dataset.state,
       stdout: [...el.querySelectorAll('[data-stream="stdout"]')].map((s) => s.textContent).join(""),

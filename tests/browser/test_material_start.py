@@ -12,7 +12,7 @@
 from __future__ import annotations
 
 import pytest
-from visiting import DESKTOP, NO_CHROMIUM, PHONE, axe_source, find_chromium, in_ci, kept_tab
+from visiting import DESKTOP, NO_CHROMIUM, PHONE, axe_source, find_chromium, in_ci, kept_tab, wait_until
 
 from sitebuild import strings
 
@@ -50,7 +50,7 @@ def test_the_palette_toggle_still_switches(browser, served_site, motion):
         before = tab.evaluate("document.body.getAttribute('data-md-color-scheme')")
         # the toggle's label is for the input that is not checked: the other palette
         tab.locator("form[data-md-component=palette] label:not([hidden])").first.click()
-        tab.wait_for_function(f"document.body.getAttribute('data-md-color-scheme') !== {before!r}")
+        wait_until(tab, f"document.body.getAttribute('data-md-color-scheme') !== {before!r}")
         # while Material switches, transitions are off under reduced motion only
         during = tab.evaluate("""() => {
           document.body.setAttribute('data-md-color-switching', '');
@@ -85,7 +85,7 @@ def test_one_color_scheme_meta_says_the_palette_shown(browser, served_site, pref
     try:
         loaded = tab.evaluate(SCHEME)
         tab.locator("form[data-md-component=palette] label:not([hidden])").first.click()
-        tab.wait_for_function(f"getComputedStyle(document.querySelector('[data-md-component=header]'))"
+        wait_until(tab, f"getComputedStyle(document.querySelector('[data-md-component=header]'))"
                               f".colorScheme !== {loaded['header']!r}")
         tab.wait_for_timeout(100)  # Material writes the meta on the next frame
         switched = tab.evaluate(SCHEME)
@@ -132,7 +132,7 @@ def test_on_a_phone_the_keyboard_opens_the_drawer_and_tab_skips_it_closed(browse
         assert not hidden, f"Tab reached links of the closed drawer, off the screen: {hidden}"
         tab.locator(".md-header .culpa-drawer-button").focus()
         tab.keyboard.press("Enter")
-        tab.wait_for_function("() => document.activeElement.closest('.md-sidebar--primary')", timeout=5000)
+        wait_until(tab, "() => document.activeElement.closest('.md-sidebar--primary')", timeout=5000)
         inside = tab.evaluate(FOCUSED)
         assert tab.evaluate(OPEN), "Enter on the drawer's button did not open it"
         assert inside["in_drawer"] and inside["x"] >= 0, f"after Enter, the focus is on {inside}"

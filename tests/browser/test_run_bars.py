@@ -10,7 +10,7 @@
 from __future__ import annotations
 
 import pytest
-from visiting import NO_CHROMIUM, find_chromium, in_ci, kept_tab
+from visiting import NO_CHROMIUM, find_chromium, in_ci, kept_tab, wait_until
 
 if find_chromium() is None and not in_ci():
     pytest.skip(f"browser tests skipped: {NO_CHROMIUM}", allow_module_level=True)
@@ -35,7 +35,7 @@ STATE = """() => [...document.querySelectorAll('[data-run-block]:not([data-run-s
 def test_code_becomes_editable_and_tab_goes_from_code_to_run(browser, served_site, lang):
     context, tab = kept_tab(browser, served_site.base + PAGES[lang])
     try:
-        tab.wait_for_function("""() => [...document.querySelectorAll('[data-run-block]:not([data-run-skip])')]
+        wait_until(tab, """() => [...document.querySelectorAll('[data-run-block]:not([data-run-skip])')]
           .every((box) => (box.querySelector('code') || box.querySelector('pre')).isContentEditable)""",
                               timeout=10_000)
         blocks = tab.evaluate(STATE)

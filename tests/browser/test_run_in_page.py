@@ -30,7 +30,7 @@ from concurrent.futures import Future
 from dataclasses import dataclass, field
 
 import pytest
-from visiting import CHROMIUM_ARGS, ISOLATED, find_chromium
+from visiting import CHROMIUM_ARGS, ISOLATED, find_chromium, wait_until
 
 from support.pages import as_shown, load_page, page_files
 from support.served import LANGS, ServedSite, SitePage
@@ -107,12 +107,12 @@ async def run_block(page, box_index: int, run_label: str) -> dict:
     # pressed from the keyboard once run.js has set it up (its render() writes aria-disabled): in the
     # .ci/run of 21611c0 four mouse clicks, on a busy machine, never reached the button (the block's output
     # stayed empty, no run began), which a click by coordinates can do while the page still moves
-    await page.wait_for_function("(b) => b.getAttribute('aria-disabled') === 'false'",
+    await wait_until(page, "(b) => b.getAttribute('aria-disabled') === 'false'",
                                  arg=await button.element_handle(), timeout=RUN_TIMEOUT_MS)
     await button.press("Enter")
     await output.evaluate("(el) => new Promise((r) => requestAnimationFrame(r))")
     handle = await output.element_handle()
-    await page.wait_for_function(DONE, arg=handle, timeout=RUN_TIMEOUT_MS)
+    await wait_until(page, DONE, arg=handle, timeout=RUN_TIMEOUT_MS)
     return await output.evaluate(READ_OUTPUT)
 
 
@@ -245,7 +245,7 @@ async def page_03_checks(tab, run: PageRun, lang: str) -> dict:
         await tab.keyboard.insert_text(text)
 
     async def wait_done() -> dict:
-        await tab.wait_for_function(DONE, arg=await output.element_handle(), timeout=RUN_TIMEOUT_MS)
+        await wait_until(tab, DONE, arg=await output.element_handle(), timeout=RUN_TIMEOUT_MS)
         return await output.evaluate(READ_OUTPUT)
 
     # edit the logits, run with Ctrl+Enter
@@ -267,7 +267,7 @@ async def page_03_checks(tab, run: PageRun, lang: str) -> dict:
     await tab.wait_for_timeout(500)
     started = time.perf_counter()
     await stop.click()
-    await tab.wait_for_function("(el) => el.dataset.state === 'stopped'", arg=await output.element_handle())
+    await wait_until(tab, "(el) => el.dataset.state === 'stopped'", arg=await output.element_handle())
     checks["stop_seconds"] = time.perf_counter() - started
     checks["stopped"] = await output.evaluate(READ_OUTPUT)
     # the next Run works, in a fresh interpreter

@@ -23,7 +23,7 @@ import json
 import time
 
 import pytest
-from visiting import NO_CHROMIUM, find_chromium, in_ci, open_local
+from visiting import NO_CHROMIUM, find_chromium, in_ci, open_local, wait_until
 
 from sitebuild.steps import run_blocks
 from support.background import outcome, record_steps, session_fixture
@@ -68,12 +68,12 @@ def run_and_wait(tab, b, timeout=LOAD_MS) -> str:
     b["run"].focus()
     tab.keyboard.press("Enter")
     tab.wait_for_timeout(50)
-    tab.wait_for_function(DONE, arg=b["output"].element_handle(), timeout=timeout)
+    wait_until(tab, DONE, arg=b["output"].element_handle(), timeout=timeout)
     return b["output"].text_content()
 
 
 def announced(tab, expected: str) -> str:
-    tab.wait_for_function("(t) => document.querySelector('.run-announce')?.textContent === t", arg=expected,
+    wait_until(tab, "(t) => document.querySelector('.run-announce')?.textContent === t", arg=expected,
                           timeout=5_000)
     return expected
 
@@ -144,7 +144,7 @@ def cannot_load(browser, served_site, lang) -> dict:
         button.focus()
         tab.keyboard.press("Enter")
         tab.wait_for_timeout(50)
-        tab.wait_for_function(DONE, arg=b["output"].element_handle(), timeout=LOAD_MS)
+        wait_until(tab, DONE, arg=b["output"].element_handle(), timeout=LOAD_MS)
         for missing, after in zip(MISSING, MISSING[1:], strict=False):
             found[missing]["next"] = found[after]["text"]
         found[MISSING[-1]]["next"] = b["output"].text_content()
@@ -208,7 +208,7 @@ def runs_that_go_wrong(browser, served_site, lang) -> tuple[dict, dict]:
         b = block(tab, 0)
         seen["names"] = [b[k].get_attribute("aria-label") for k in ("run", "stop", "reset")]
         seen["name_3"] = block(tab, 2)["run"].get_attribute("aria-label")
-        tab.wait_for_function("() => document.querySelector('[data-run-block=\"0\"] code').isContentEditable")
+        wait_until(tab, "() => document.querySelector('[data-run-block=\"0\"] code').isContentEditable")
 
         # 3,000 lines and then an error: the traceback survives the cut
         set_code(tab, b, "for i in range(3000):\n    print(i)\n1 / 0\n")
@@ -247,7 +247,7 @@ def runs_that_go_wrong(browser, served_site, lang) -> tuple[dict, dict]:
         b["stop"].wait_for(state="visible")
         b["stop"].focus()
         tab.keyboard.press("Enter")
-        tab.wait_for_function("(el) => el.dataset.state === 'stopped'", arg=b["output"].element_handle())
+        wait_until(tab, "(el) => el.dataset.state === 'stopped'", arg=b["output"].element_handle())
         seen["focus_after_stop"] = tab.evaluate(ACTIVE)
         # Reset, with the keyboard: the focus goes to the code it put back
         b["reset"].focus()

@@ -9,7 +9,7 @@ shows links. Each expected page is read from the built pages' code (tests/suppor
 from __future__ import annotations
 
 import pytest
-from visiting import NO_CHROMIUM, find_chromium, in_ci, kept_tab
+from visiting import NO_CHROMIUM, find_chromium, in_ci, kept_tab, wait_until
 
 from support.search_index import IDENTIFIERS, pages_whose_code_uses
 
@@ -40,7 +40,7 @@ def search(tab, site, lang: str, term: str) -> tuple[str, list[str]]:
     box = tab.locator("input.md-search__input")
     box.click()
     box.press_sequentially(term, delay=10)
-    tab.wait_for_function(ANSWERED, timeout=15_000)
+    wait_until(tab, ANSWERED, timeout=15_000)
     read = "els => els.map(e => e.href)"
     links = tab.eval_on_selector_all("a.md-search-result__link", read)
     for _ in range(20):  # the worker answers each keystroke: read until the last answer stays

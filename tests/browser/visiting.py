@@ -70,6 +70,19 @@ CHROMIUM_ARGS = [
 ]
 
 
+# How often a test's wait asks the page its question. Playwright's default ('raf') asks on every animation
+# frame, which makes an idle page draw 60 frames a second for as long as the wait lasts: while Run started
+# Python (about 6 s here), the page's main thread spent 1.7-2.3 s of processor time drawing them, 0.35 s
+# when asked every 50 ms (tests/bench/README.md, "The test suite"). 50 ms is far below any step it waits for.
+POLL_MS = 50
+
+
+def wait_until(page, predicate: str, arg=None, timeout: float | None = None):
+    """`page.wait_for_function(predicate, arg=arg)`, the page asked every POLL_MS instead of on every frame
+    (for a sync or an async page or frame alike: an async one returns what to await)."""
+    return page.wait_for_function(predicate, arg=arg, timeout=timeout, polling=POLL_MS)
+
+
 def find_chromium() -> str | None:
     """Debian's chromium (or the one $CHROMIUM names); playwright's own browsers are never downloaded."""
     for candidate in (os.environ.get("CHROMIUM"), shutil.which("chromium"), "/usr/bin/chromium"):
@@ -418,7 +431,7 @@ async def _visit(
         for name, size in (("desktop", DESKTOP), ("phone", PHONE)):
             await tab.set_viewport_size(size)
             await tab.wait_for_timeout(150)
-            await tab.wait_for_function(PICTURES_LOADED_JS, timeout=15_000)  # a <picture> fetches its phone
+            await wait_until(tab, PICTURES_LOADED_JS, timeout=15_000)  # a <picture> fetches its phone
             if name == "phone":
                 # What scrolls sideways on a phone and not on a desktop: can a key reach it? Checked as a
                 # reader meets it, scrolling down (a full-page screenshot draws every part at once, which
@@ -441,7 +454,7 @@ async def _visit(
             }
             visit.estimates[name] = await tab.evaluate(ESTIMATES_JS)
         await tab.set_viewport_size(DESKTOP)
-        await tab.wait_for_function(PICTURES_LOADED_JS, timeout=15_000)  # drawing, or its desktop one, anew
+        await wait_until(tab, PICTURES_LOADED_JS, timeout=15_000)  # drawing, or its desktop one, anew
 
     async def copy():
         buttons = tab.locator(COPY_BUTTONS)
@@ -465,8 +478,8 @@ async def _visit(
         box = tab.locator("input.md-search__input")
         await box.click()
         await box.press_sequentially(term, delay=10)
-        await tab.wait_for_function(
-            """(placeholder) => {
+        await wait_until(
+            tab, """(placeholder) => {
                  const meta = document.querySelector(".md-search-result__meta");
                  return meta && meta.textContent.trim() && meta.textContent.trim() !== placeholder;
                }""",
