@@ -128,9 +128,9 @@ def drive_sessions(browser, served_site):
         before = root.locator(".ex-verdict").text_content()
         tab.keyboard.press("Control+Enter")
         wait_until(tab, "([r, before]) => !r.dataset.checking"
-                              " && r.querySelector('.ex-verdict').textContent"
-                              " && r.querySelector('.ex-verdict').textContent !== before",
-                              arg=[root.element_handle(), before], timeout=CHECK_MS)
+                        " && r.querySelector('.ex-verdict').textContent"
+                        " && r.querySelector('.ex-verdict').textContent !== before",
+                        arg=[root.element_handle(), before], timeout=CHECK_MS)
         got["typed"] = root.locator("textarea").input_value()
         got["typed_said"] = root.locator(".ex-verdict").text_content()
         # a loop in C, which Python's trace cannot stop: the page ends its worker and says so

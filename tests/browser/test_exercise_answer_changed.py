@@ -53,8 +53,8 @@ def test_an_answer_corrected_while_python_loads_is_the_one_judged(browser, serve
         tab.keyboard.press("Enter")  # while the first check still waits for Python
         assert root.get_attribute("data-checking") == "true", "Python was ready too soon to test the rule"
         wait_until(tab, "(r) => ['right', 'wrong', 'malformed', 'failed'].includes(r.dataset.verdict)"
-                              " && !r.dataset.checking && r.querySelector('.ex-verdict').textContent",
-                              arg=root.element_handle(), timeout=CHECK_MS)
+                        " && !r.dataset.checking && r.querySelector('.ex-verdict').textContent",
+                        arg=root.element_handle(), timeout=CHECK_MS)
         said = [s for s in tab.evaluate("window.__said") if s]
         verdict = root.get_attribute("data-verdict")
     finally:

@@ -73,8 +73,8 @@ def check_with_keyboard(tab, root, text):
     focused = tab.evaluate("document.activeElement.className")
     tab.keyboard.press("Enter")
     wait_until(tab, "(r) => ['right', 'wrong', 'malformed', 'failed'].includes(r.dataset.verdict)"
-                          " && !r.dataset.checking && r.querySelector('.ex-verdict').textContent",
-                          arg=root.element_handle(), timeout=CHECK_MS)
+                    " && !r.dataset.checking && r.querySelector('.ex-verdict').textContent",
+                    arg=root.element_handle(), timeout=CHECK_MS)
     return {"said": root.locator(".ex-verdict").text_content(), "verdict": root.get_attribute("data-verdict"),
             "focused": focused, "invalid": field.get_attribute("aria-invalid")}
 

@@ -76,7 +76,7 @@ def type_numbers(tab, root, typed, observed):
 
 def wait_answer(tab, name="worked-example"):
     wait_until(tab, "(n) => { const r = document.querySelector(`[data-explorer='${n}']`);"
-                          " return r && !r.dataset.computing; }", arg=name, timeout=COMPUTE_MS)
+                    " return r && !r.dataset.computing; }", arg=name, timeout=COMPUTE_MS)
 
 
 def shown_at_last_step(tab, root):

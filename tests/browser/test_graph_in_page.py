@@ -92,7 +92,7 @@ def test_the_graph_of_the_readers_own_code_is_culpas(browser, served_site, lang)
         tab.locator('[data-run-bar="0"] [data-run="run"]').focus()
         tab.keyboard.press("Enter")
         wait_until(tab, "() => ['ok', 'error'].includes(document.querySelector("
-                              "'[data-run-output=\"0\"]').dataset.state)", timeout=LOAD_MS)
+                        "'[data-run-output=\"0\"]').dataset.state)", timeout=LOAD_MS)
         seen["output"] = tab.locator('[data-run-output="0"]').text_content()
         seen["before"] = [u for u in requested if "graph" in u or "code_graph" in u]
         show = tab.locator(".run-graph > .run-button")
@@ -100,7 +100,7 @@ def test_the_graph_of_the_readers_own_code_is_culpas(browser, served_site, lang)
         show.focus()
         tab.keyboard.press("Enter")
         wait_until(tab, "() => ['ready', 'failed'].includes(document.querySelector('.run-graph')"
-                              ".dataset.graphState)", timeout=LOAD_MS)
+                        ".dataset.graphState)", timeout=LOAD_MS)
         box = tab.locator(".run-graph")
         seen["state"] = box.get_attribute("data-graph-state")
         seen["status"] = box.locator(".cg-status").text_content()
@@ -129,7 +129,7 @@ def test_the_graph_of_the_readers_own_code_is_culpas(browser, served_site, lang)
         box.locator(".cg-pick select").focus()
         tab.keyboard.press("ArrowUp")  # from loss, the last of knob, scale, h, loss
         wait_until(tab, "() => document.querySelectorAll('.run-graph .cg-label').length === 4",
-                              timeout=60_000)
+                        timeout=60_000)
         seen["h_labels"] = box.locator(".cg-label").all_text_contents()
         seen["focus_after_pick"] = tab.evaluate("() => document.activeElement.tagName")
         seen["h_notes"] = box.locator(".cg-ui > .cg-note").all_text_contents()

@@ -257,7 +257,7 @@ def test_blame_and_nudge_states_travel_by_link(browser, served_site, lang):
             kept_ready(tab)
             root = start(tab, name)
             wait_until(tab, "(n) => !document.querySelector(`[data-explorer='${n}']`)"
-                                  ".dataset.keepRestoring", arg=name)
+                            ".dataset.keepRestoring", arg=name)
             views[name] = (before, root.evaluate(look), tab.errors)
         finally:
             other.close()

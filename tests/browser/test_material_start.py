@@ -86,7 +86,7 @@ def test_one_color_scheme_meta_says_the_palette_shown(browser, served_site, pref
         loaded = tab.evaluate(SCHEME)
         tab.locator("form[data-md-component=palette] label:not([hidden])").first.click()
         wait_until(tab, f"getComputedStyle(document.querySelector('[data-md-component=header]'))"
-                              f".colorScheme !== {loaded['header']!r}")
+                        f".colorScheme !== {loaded['header']!r}")
         tab.wait_for_timeout(100)  # Material writes the meta on the next frame
         switched = tab.evaluate(SCHEME)
     finally:

@@ -37,7 +37,7 @@ def test_code_becomes_editable_and_tab_goes_from_code_to_run(browser, served_sit
     try:
         wait_until(tab, """() => [...document.querySelectorAll('[data-run-block]:not([data-run-skip])')]
           .every((box) => (box.querySelector('code') || box.querySelector('pre')).isContentEditable)""",
-                              timeout=10_000)
+                        timeout=10_000)
         blocks = tab.evaluate(STATE)
         outputs_shown = tab.locator(".run-output:visible").count()  # nothing has run yet
         # keyboard: focus the first block's code, Tab leaves it for its bar's Run (no annotation in between

@@ -108,7 +108,7 @@ async def run_block(page, box_index: int, run_label: str) -> dict:
     # .ci/run of 21611c0 four mouse clicks, on a busy machine, never reached the button (the block's output
     # stayed empty, no run began), which a click by coordinates can do while the page still moves
     await wait_until(page, "(b) => b.getAttribute('aria-disabled') === 'false'",
-                                 arg=await button.element_handle(), timeout=RUN_TIMEOUT_MS)
+                           arg=await button.element_handle(), timeout=RUN_TIMEOUT_MS)
     await button.press("Enter")
     await output.evaluate("(el) => new Promise((r) => requestAnimationFrame(r))")
     handle = await output.element_handle()

@@ -74,7 +74,7 @@ def run_and_wait(tab, b, timeout=LOAD_MS) -> str:
 
 def announced(tab, expected: str) -> str:
     wait_until(tab, "(t) => document.querySelector('.run-announce')?.textContent === t", arg=expected,
-                          timeout=5_000)
+                    timeout=5_000)
     return expected
 
 
