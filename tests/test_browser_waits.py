@@ -1,8 +1,7 @@
 """The browser tests wait without making the page draw: every wait goes through visiting.wait_until.
 
 Playwright's `wait_for_function` asks its question on every animation frame unless told otherwise, and an
-idle page then draws 60 frames a second for as long as the wait lasts (while Run starts Python, 1.7-2.3 s of
-the page's main thread, against 0.35 s asked every 50 ms: tests/bench/README.md, "The test suite").
+idle page then draws 60 frames a second for as long as the wait lasts (what that costs: visiting.POLL_MS).
 `visiting.wait_until` asks every POLL_MS; a call of `wait_for_function` anywhere else in the tests fails
 here, naming the file and line. The benchmarks keep Playwright's default on purpose: they time to the frame.
 """

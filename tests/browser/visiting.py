@@ -72,7 +72,7 @@ CHROMIUM_ARGS = [
 
 # How often a test's wait asks the page its question. Playwright's default ('raf') asks on every animation
 # frame, which makes an idle page draw 60 frames a second for as long as the wait lasts: while Run started
-# Python (about 6 s here), the page's main thread spent 1.7-2.3 s of processor time drawing them, 0.35 s
+# Python (about 6 s here), the page's main thread spent 1.7-3.2 s of processor time drawing them, 0.35 s
 # when asked every 50 ms (tests/bench/README.md, "The test suite"). 50 ms is far below any step it waits for.
 POLL_MS = 50
 
