@@ -88,12 +88,18 @@ def text(value, spec: str) -> dict[str, str]:
 
 def short(value) -> dict[str, str]:
     """Three decimals with trailing zeros dropped, as the worked-example figure writes them (2.0, 0.659)."""
-    value = float(value) + 0.0
+    return dict(zip(LANGS, _short(float(value) + 0.0), strict=True))  # a dict of the caller's own
+
+
+# An explorer writes the same few numbers many times (a gradient in its node, its step, its formula and its
+# sentence): a reader's recompute in the page wrote each again, a third of the worked example's answer time.
+@functools.lru_cache(maxsize=4096)
+def _short(value: float) -> tuple[str, ...]:
     trimmed = format(value, ".3f").rstrip("0")
     trimmed = trimmed + "0" if trimmed.endswith(".") else trimmed
     if float(trimmed) == 0:
         trimmed = "0.0"
-    return {lang: style.localize(trimmed, lang) for lang in LANGS}
+    return tuple(style.localize(trimmed, lang) for lang in LANGS)
 
 
 def numbers(values, write=short) -> dict[str, str]:
