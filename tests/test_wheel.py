@@ -203,5 +203,7 @@ def test_installing_again_after_culpa_changed_replaces_the_old_code(tmp_path):
         proc = subprocess.run([*pip, str(wheel)], capture_output=True, text=True, timeout=300)
         assert proc.returncode == 0, proc.stdout + proc.stderr
     probe = "import importlib.util as u, pathlib as p; print(p.Path(u.find_spec('culpa').origin).read_text())"
-    installed = subprocess.run([str(python), "-c", probe], capture_output=True, text=True, timeout=60).stdout
+    # -I: the venv's own culpa, whatever PYTHONPATH the suite runs with (snippets/ on it would answer instead)
+    installed = subprocess.run([str(python), "-I", "-c", probe], capture_output=True, text=True,
+                               timeout=60).stdout
     assert "CHANGED_SINCE" in installed, "installing the changed culpa's wheel kept the old code"
