@@ -83,7 +83,8 @@ def test_the_graph_of_the_readers_own_code_is_culpas(browser, served_site, lang)
     seen: dict = {}
     try:
         tab.goto(served_site.base + PAGES[lang], wait_until="load")
-        code = tab.locator('[data-run-block="0"] code')
+        code = tab.locator('[data-run-block="0"] code[role="textbox"]')  # not an annotation's <code>
+        code.scroll_into_view_if_needed()  # a block becomes editable once drawn (assets/run/run.js)
         wait_until(tab, "() => document.querySelector('[data-run-block=\"0\"] code').isContentEditable")
         code.click()
         tab.keyboard.press("ControlOrMeta+a")

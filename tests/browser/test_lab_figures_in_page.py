@@ -50,6 +50,7 @@ def blocks_of(tab) -> list[str]:
 def run(tab, k: int, code: str | None = None) -> dict:
     box = tab.locator(f'[data-run-block="{k}"] pre')
     if code is not None:
+        box.scroll_into_view_if_needed()  # a block becomes editable once drawn (assets/run/run.js)
         wait_until(
             tab, f"() => document.querySelector('[data-run-block=\"{k}\"] pre').isContentEditable",
             timeout=30_000)

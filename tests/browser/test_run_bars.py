@@ -1,8 +1,11 @@
 """Run in the page, as a reader meets it before pressing Run: the bars the build put in the page.
 
-- with JavaScript, each runnable block's code becomes editable (contenteditable, role textbox, a name)
-  soon after the page has loaded, its bar's Run follows it in the keyboard's order, and no output box is
-  drawn before a Run prints into it;
+- with JavaScript, each runnable block's code has at once its role (textbox), its name and a place in the
+  keyboard's order, and becomes editable (contenteditable) once the browser draws it or the reader reaches
+  it: a block far from the screen is not made editable while the page loads (it restyles every token:
+  assets/run/run.js says why), one scrolled to (a closed <details> opened) becomes editable, one reached
+  with Tab is editable with the caret in it; its bar's Run follows it in the keyboard's order, and no
+  output box is drawn before a Run prints into it;
 - without JavaScript, no bar, no output and no editable code: nothing would run them.
 (Running, editing, Reset and Stop: tests/browser/test_run_in_page.py.)
 """
@@ -24,6 +27,7 @@ STATE = """() => [...document.querySelectorAll('[data-run-block]:not([data-run-s
   const bar = document.querySelector(`[data-run-bar="${k}"]`);
   return {
     k, editable: code.getAttribute('contenteditable'), role: code.getAttribute('role'),
+    tabindex: code.getAttribute('tabindex'),
     label: code.getAttribute('aria-label') || '',
     bar: bar ? getComputedStyle(bar).display : null,
     run: bar && bar.querySelector('[data-run="run"]')?.textContent,
@@ -31,15 +35,36 @@ STATE = """() => [...document.querySelectorAll('[data-run-block]:not([data-run-s
 })"""
 
 
+EDITABLE = """() => [...document.querySelectorAll('[data-run-block]:not([data-run-skip])')]
+  .map((box) => (box.querySelector('code') || box.querySelector('pre')).isContentEditable)"""
+
+
 @pytest.mark.parametrize("lang", ["pt", "en"])
-def test_code_becomes_editable_and_tab_goes_from_code_to_run(browser, served_site, lang):
+def test_code_becomes_editable_when_met_and_tab_goes_from_code_to_run(browser, served_site, lang):
     context, tab = kept_tab(browser, served_site.base + PAGES[lang])
     try:
         wait_until(tab, """() => [...document.querySelectorAll('[data-run-block]:not([data-run-skip])')]
-          .every((box) => (box.querySelector('code') || box.querySelector('pre')).isContentEditable)""",
-                        timeout=10_000)
+          .every((box) => (box.querySelector('code') || box.querySelector('pre')).getAttribute('role'))""",
+                   timeout=10_000)  # run.js has set the blocks up
+        tab.wait_for_timeout(1500)  # and the idle browser made what it draws editable (the far ones: never)
+        at_load = tab.evaluate(EDITABLE)
         blocks = tab.evaluate(STATE)
         outputs_shown = tab.locator(".run-output:visible").count()  # nothing has run yet
+        # the last block far down the page (outside a closed <details>, where nothing takes the focus),
+        # reached with the keyboard: editable at once (before the browser draws it), the caret inside it
+        reached = tab.evaluate("""() => {
+          const code = [...document.querySelectorAll('[data-run-block]:not([data-run-skip])')]
+            .filter((box) => !box.closest('details:not([open])')).pop().querySelector('code');
+          code.focus();
+          return {editable: code.isContentEditable, caret: code.contains(getSelection().anchorNode)};
+        }""")
+        # every block scrolled to becomes editable (a closed <details> opened first: what it holds is drawn
+        # only then)
+        tab.evaluate("() => document.querySelectorAll('details').forEach((d) => { d.open = true; })")
+        for box in tab.locator("[data-run-block]:not([data-run-skip])").all():
+            box.scroll_into_view_if_needed()
+        wait_until(tab, EDITABLE.replace(".map(", ".every("), timeout=10_000)
+        blocks_after = tab.evaluate(STATE)
         # keyboard: focus the first block's code, Tab leaves it for its bar's Run (no annotation in between
         # takes the focus away from the code for good: Material's annotation buttons come first)
         code = tab.locator('[data-run-block="0"] code')
@@ -54,9 +79,13 @@ def test_code_becomes_editable_and_tab_goes_from_code_to_run(browser, served_sit
     finally:
         context.close()
     assert blocks, f"{PAGES[lang]}: no runnable block"
+    assert not all(at_load), f"{PAGES[lang]}: every block made editable at load, the far ones too: {at_load}"
+    assert reached == {"editable": True, "caret": True}, f"{PAGES[lang]}: the last block reached: {reached}"
     for b in blocks:
-        assert b["editable"] == "plaintext-only" and b["role"] == "textbox", f"{PAGES[lang]} block {b}"
+        assert b["role"] == "textbox" and b["tabindex"] == "0", f"{PAGES[lang]} block {b} at load"
         assert b["label"].strip() and b["bar"] != "none" and b["run"] == RUN[lang], f"{PAGES[lang]} block {b}"
+    for b in blocks_after:
+        assert b["editable"] == "plaintext-only", f"{PAGES[lang]} block {b} after scrolling to it"
     assert outputs_shown == 0, f"{PAGES[lang]}: {outputs_shown} empty outputs drawn before any Run"
     assert focused_run == "0", f"{PAGES[lang]}: Tab from block 0's code went through {names}, not to its Run"
 

@@ -48,7 +48,7 @@ def strings(tab) -> dict:
 def block(tab, k: int):
     box = tab.locator(f'[data-run-block="{k}"]')
     return {
-        "code": box.locator("code"),
+        "code": box.locator('code[role="textbox"]'),  # not the code in an annotation Material mounts
         "run": tab.locator(f'[data-run-bar="{k}"] [data-run="run"]'),
         "stop": tab.locator(f'[data-run-bar="{k}"] [data-run="stop"]'),
         "reset": tab.locator(f'[data-run-bar="{k}"] [data-run="reset"]'),
@@ -208,6 +208,7 @@ def runs_that_go_wrong(browser, served_site, lang) -> tuple[dict, dict]:
         b = block(tab, 0)
         seen["names"] = [b[k].get_attribute("aria-label") for k in ("run", "stop", "reset")]
         seen["name_3"] = block(tab, 2)["run"].get_attribute("aria-label")
+        tab.locator('[data-run-block="0"] code').scroll_into_view_if_needed()  # editable once drawn
         wait_until(tab, "() => document.querySelector('[data-run-block=\"0\"] code').isContentEditable")
 
         # 3,000 lines and then an error: the traceback survives the cut

@@ -393,15 +393,27 @@
 
   // The bar under each block and its <output> are in the page (sitebuild/steps/run_blocks.py): set up, nothing
   // is added to the article, which would restyle all of it while the page loads. Making a block's code
-  // editable restyles every token of it (contenteditable is inherited, and role is in Material's
-  // `[role="dialog"] ...` selectors): done a block at a time when the browser is idle, not while
-  // Material's script starts, where it was most of the longest task of a chapter page's load on a phone.
+  // editable restyles every token of it inside the very call that sets contenteditable (about 10 µs a
+  // token, measured, whether the browser has drawn the block yet or not; contenteditable is inherited): so
+  // a block becomes editable when the reader can meet it, one block at a time when the browser is idle and
+  // only once the browser draws it (a block far from the screen is skipped until then: content-visibility,
+  // sitebuild/steps/offscreen.py), or at once when the reader focuses or presses it. Done for every block
+  // after the load, it was most of the longest tasks of a chapter page's first seconds on a phone. Its
+  // role, name and place in the keyboard's order (tabindex) come at once: Tab reaches a block not drawn yet.
   const editable = []; // blocks in page order
   const whenIdle = (f) => (window.requestIdleCallback ? requestIdleCallback(f, { timeout: 1000 }) : setTimeout(f, 50));
   function makeEditable() {
     const block = editable.shift();
     if (!block) return;
-    if (block.makeEditable) block.makeEditable();
+    if (block.makeEditable) {
+      const shell = block.code.closest(".offscreen"); // content-visibility: auto until first drawn
+      const inner = shell && shell.firstElementChild;
+      const drawn = !inner || !inner.checkVisibility || inner.checkVisibility({ contentVisibilityAuto: true });
+      if (drawn) block.makeEditable();
+      else shell.addEventListener("contentvisibilityautostatechange", (event) => {
+        if (!event.skipped && block.makeEditable) block.makeEditable();
+      });
+    }
     whenIdle(makeEditable);
   }
 
@@ -414,16 +426,23 @@
     block.output = document.querySelector(`[data-run-output="${index}"]`);
     if (spec.skip) return;
     const bar = document.querySelector(`[data-run-bar="${index}"]`);
+    code.setAttribute("spellcheck", "false");
+    code.setAttribute("role", "textbox");
+    code.setAttribute("aria-multiline", "true");
+    code.setAttribute("aria-label", `${fmt(S.label, { n: index + 1 })}. ${S.edit}`);
+    code.setAttribute("tabindex", "0");
     block.makeEditable = () => {
       block.makeEditable = null;
       code.setAttribute("contenteditable", "plaintext-only");
-      code.setAttribute("spellcheck", "false");
-      code.setAttribute("role", "textbox");
-      code.setAttribute("aria-multiline", "true");
-      code.setAttribute("aria-label", `${fmt(S.label, { n: index + 1 })}. ${S.edit}`);
     };
     editable.push(block);
     box.addEventListener("pointerdown", () => block.makeEditable && block.makeEditable()); // a reader who is quicker
+    code.addEventListener("focus", () => {
+      if (!block.makeEditable) return;
+      block.makeEditable(); // reached with Tab before the browser drew it: the caret where Tab puts it
+      const selection = window.getSelection();
+      if (selection && !code.contains(selection.anchorNode)) selection.collapse(code, 0);
+    });
     code.addEventListener("beforeinput", () => {
       if (!block.edited) block.original = code.innerHTML;
     });
