@@ -208,7 +208,7 @@ def runs_that_go_wrong(browser, served_site, lang) -> tuple[dict, dict]:
         b = block(tab, 0)
         seen["names"] = [b[k].get_attribute("aria-label") for k in ("run", "stop", "reset")]
         seen["name_3"] = block(tab, 2)["run"].get_attribute("aria-label")
-        tab.locator('[data-run-block="0"] code').scroll_into_view_if_needed()  # editable once drawn
+        b["code"].scroll_into_view_if_needed()  # a block becomes editable once drawn (assets/run/run.js)
         wait_until(tab, "() => document.querySelector('[data-run-block=\"0\"] code').isContentEditable")
 
         # 3,000 lines and then an error: the traceback survives the cut
