@@ -47,6 +47,18 @@ PLANTED = {
          "mul-sign"),
     ],
 }
+LOGITS = "worked_example/logits-grad"
+LOGITS_RIGHT = ("def logits_grad(z, c):\n    shifted = z - z.max()\n"
+                "    p = np.exp(shifted) / np.exp(shifted).sum()\n"
+                "    y = np.zeros_like(z)\n    y[c] = 1.0\n    return p - y\n")
+PLANTED[LOGITS] = [
+    (LOGITS_RIGHT.replace("return p - y", "return p"), "delta"),
+    (LOGITS_RIGHT.replace("return p - y", "return y - p"), "sign"),
+    (LOGITS_RIGHT.replace("y[c] = 1.0", "y[0] = 1.0"), "class-fixed"),
+    ("def logits_grad(z, c):\n    e = np.exp(z - z.max())\n    return e / e.sum() - np.eye(len(z))[0]\n",
+     "class-fixed"),  # the page's class, written another way
+    (LOGITS_RIGHT.replace("return p - y", "return -(p - y)"), "sign"),
+]
 # other right code: written another way, the same gradients
 ALSO_RIGHT = {
     MUL: [
@@ -57,7 +69,19 @@ ALSO_RIGHT = {
     ],
 }
 # what each exercise's solution on its page computes, in the page's namespace
-SOLUTIONS = {MUL: ("05-branching.md", "[va.grad, vb.grad, vw.grad, vx.grad, vy.grad]", "def mul_backward")}
+ALSO_RIGHT[LOGITS] = [
+    "def logits_grad(z, c):\n    m = np.max(z)\n    log_total = m + np.log(np.sum(np.exp(z - m)))\n"
+    "    grad = np.exp(z - log_total)\n    grad[c] -= 1\n    return grad\n",
+    "import culpa\n\ndef logits_grad(z, c):\n    t = culpa.Tensor(z, requires_grad=True)\n"
+    "    culpa.cross_entropy(t, c).backward()\n    return t.grad.tolist()\n",
+]
+SOLUTIONS = {MUL: ("05-branching.md", "[va.grad, vb.grad, vw.grad, vx.grad, vy.grad]", "def mul_backward"),
+             LOGITS: ("03-worked-example.md", "mine", "def logits_grad")}
+# right code for each code exercise, as the browser tests type it
+RIGHTS = {MUL: RIGHT, LOGITS: LOGITS_RIGHT}
+# wrong code that is no known mistake, for each code exercise (tests/browser/test_exercises_in_browser.py too)
+UNRELATED = {MUL: "def mul_backward(a, b, out):\n    a.grad += b.data\n    b.grad += a.data\n",
+             LOGITS: LOGITS_RIGHT.replace("return p - y", "return (p - y) / 2")}
 
 
 def words(lang: str) -> dict:
@@ -74,7 +98,8 @@ def solution_code(exercise_id: str) -> str:
 
 
 def test_every_code_exercise_is_tested():
-    assert CODE_IDS and sorted(CODE_IDS) == sorted(PLANTED) == sorted(ALSO_RIGHT) == sorted(SOLUTIONS)
+    assert CODE_IDS and sorted(CODE_IDS) == sorted(PLANTED) == sorted(ALSO_RIGHT) == sorted(SOLUTIONS) \
+        == sorted(UNRELATED) == sorted(RIGHTS)
 
 
 @pytest.mark.parametrize("lang", LANGS)
@@ -155,6 +180,43 @@ def test_code_that_is_no_answer_gets_a_message_naming_the_problem(lang, monkeypa
         "{error}", "AttributeError: 'Value' object has no attribute 'value'")), raised["message"]
     looped = exercises.check(MUL, "while True:\n    pass\n", lang)["message"]
     assert looped == w["codeTooLong"].replace("{seconds}", number(0.5, "g", lang)), looped
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_what_logits_grad_returns_is_checked_before_its_numbers(lang):
+    """Nothing returned, another shape, not numbers, and e^1000's inf or nan each get their own sentence,
+    naming the case; no mistake is named for them."""
+    w = words(lang)
+    case0, big = "logits_grad(z, 0)", "logits_grad(big, 0)"
+
+    def returned(what, **values):
+        text = w[what]
+        for key, value in values.items():
+            text = text.replace("{" + key + "}", value)
+        return (w["codeReturn"].replace("{case}", case0).replace("{name}", "logits_grad")
+                .replace("{what}", text))
+
+    cases = {
+        "def logits_grad(z, c):\n    ...\n": ("return", returned("returnedNone")),
+        LOGITS_RIGHT.replace("return p - y", "return (p - y)[:2]"):
+            ("return", returned("returnedShape", shape="(2,)")),
+        LOGITS_RIGHT.replace("return p - y", "return [p, y]"):
+            ("return", returned("returnedShape", shape="(2, 3)")),
+        LOGITS_RIGHT.replace("return p - y", "return 'p - y'"): ("return", returned("returnedOther")),
+        LOGITS_RIGHT.replace("shifted = z - z.max()", "shifted = z"):
+            ("overflow", w["codeOverflow"].replace("{case}", big).replace("{name}", "logits_grad")),
+    }
+    for code, (problem, message) in cases.items():
+        said = exercises.check(LOGITS, code, lang)
+        assert said == {"verdict": "malformed", "problem": problem, "mistakes": [], "message": message}, (
+            code, said)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("exercise_id", CODE_IDS)
+def test_unrelated_wrong_code_of_every_code_exercise_is_named_nothing(exercise_id, lang):
+    said = exercises.check(exercise_id, UNRELATED[exercise_id], lang)
+    assert said["verdict"] == "wrong" and said["mistakes"] == [], said
 
 
 def test_the_time_limit_stops_a_loop_and_only_a_loop():

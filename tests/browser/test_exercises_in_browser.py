@@ -55,6 +55,12 @@ def cases(lesson: str, lang: str):
         if not exercise_id.startswith(lesson + "/"):
             continue
         ex = exercises.exercise(exercise_id)
+        if ex.kind == "code":  # right code, a planted mistake, and a name that is not defined
+            from test_code_exercises import PLANTED as CODE_PLANTED
+            from test_code_exercises import RIGHTS
+
+            yield exercise_id, [RIGHTS[exercise_id], CODE_PLANTED[exercise_id][0][0], "abc"]
+            continue
         right = typed(ex.answer(), lang, ex.decimals)
         name = PLANTED[lesson] if PLANTED[lesson] in ex.mistakes else next(iter(ex.mistakes))
         wrong = ex.mistakes[name]()
@@ -204,16 +210,16 @@ def sweep_cases(lang: str) -> list[tuple[str, str, str, str]]:
     """(exercise id, kind, what is asked, what CPython must say: right, a mistake's name, unrelated,
     malformed) for every exercise."""
     from test_code_exercises import PLANTED as CODE_PLANTED
-    from test_code_exercises import RIGHT as CODE_RIGHT
+    from test_code_exercises import RIGHTS, UNRELATED
 
     found = []
     for exercise_id in exercises.ids():
         ex = exercises.exercise(exercise_id)
         if ex.kind == "code":
-            found.append((exercise_id, "code", CODE_RIGHT, "right"))
-            found += [(exercise_id, "code", code, name) for code, name in CODE_PLANTED.get(exercise_id, [])]
-            other = "def mul_backward(a, b, out):\n    a.grad += b.data\n    b.grad += a.data\n"
-            found += [(exercise_id, "code", other, "unrelated"), (exercise_id, "code", "def (:", "malformed")]
+            found.append((exercise_id, "code", RIGHTS[exercise_id], "right"))
+            found += [(exercise_id, "code", code, name) for code, name in CODE_PLANTED[exercise_id]]
+            found += [(exercise_id, "code", UNRELATED[exercise_id], "unrelated"),
+                      (exercise_id, "code", "def (:", "malformed")]
             continue
         found.append((exercise_id, "number", typed(np.ravel(ex.answer()), lang, ex.decimals), "right"))
         for name, compute in ex.mistakes.items():
