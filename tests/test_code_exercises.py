@@ -59,6 +59,17 @@ PLANTED[LOGITS] = [
      "class-fixed"),  # the page's class, written another way
     (LOGITS_RIGHT.replace("return p - y", "return -(p - y)"), "sign"),
 ]
+STEP = "training/train-step"
+STEP_RIGHT = ("def train_step(model, X, y, lr):\n    model.zero_grad()\n"
+              "    loss = culpa.cross_entropy(model(X), y)\n    loss.backward()\n"
+              "    for p in model.parameters():\n        p.data -= lr * p.grad\n    return loss.item()\n")
+PLANTED[STEP] = [
+    (STEP_RIGHT.replace("    model.zero_grad()\n", ""), "zero-grad"),
+    (STEP_RIGHT.replace("p.data -= lr", "p.data += lr"), "ascent"),
+    ("def train_step(model, X, y, lr):\n    optimizer = culpa.nn.SGD(model.parameters(), lr=-lr)\n"
+     "    optimizer.zero_grad()\n    loss = culpa.cross_entropy(model(X), y)\n    loss.backward()\n"
+     "    optimizer.step()\n    return loss.item()\n", "ascent"),
+]
 # other right code: written another way, the same gradients
 ALSO_RIGHT = {
     MUL: [
@@ -75,13 +86,20 @@ ALSO_RIGHT[LOGITS] = [
     "import culpa\n\ndef logits_grad(z, c):\n    t = culpa.Tensor(z, requires_grad=True)\n"
     "    culpa.cross_entropy(t, c).backward()\n    return t.grad.tolist()\n",
 ]
+ALSO_RIGHT[STEP] = [
+    "def train_step(model, X, y, lr):\n    optimizer = culpa.nn.SGD(model.parameters(), lr=lr)\n"
+    "    loss = culpa.cross_entropy(model(X), y)\n    loss.backward()\n    optimizer.step()\n"
+    "    optimizer.zero_grad()\n    return loss\n",  # zeroed after the step, the loss tensor returned
+]
 SOLUTIONS = {MUL: ("05-branching.md", "[va.grad, vb.grad, vw.grad, vx.grad, vy.grad]", "def mul_backward"),
-             LOGITS: ("03-worked-example.md", "mine", "def logits_grad")}
+             LOGITS: ("03-worked-example.md", "mine", "def logits_grad"),
+             STEP: ("09-training.md", "step_losses + list(stepped.layers[2].bias.data)", "def train_step")}
 # right code for each code exercise, as the browser tests type it
-RIGHTS = {MUL: RIGHT, LOGITS: LOGITS_RIGHT}
+RIGHTS = {MUL: RIGHT, LOGITS: LOGITS_RIGHT, STEP: STEP_RIGHT}
 # wrong code that is no known mistake, for each code exercise (tests/browser/test_exercises_in_browser.py too)
 UNRELATED = {MUL: "def mul_backward(a, b, out):\n    a.grad += b.data\n    b.grad += a.data\n",
-             LOGITS: LOGITS_RIGHT.replace("return p - y", "return (p - y) / 2")}
+             LOGITS: LOGITS_RIGHT.replace("return p - y", "return (p - y) / 2"),
+             STEP: STEP_RIGHT.replace("lr * p.grad", "lr * p.grad / 2")}
 
 
 def words(lang: str) -> dict:
@@ -194,7 +212,7 @@ def test_what_logits_grad_returns_is_checked_before_its_numbers(lang):
         for key, value in values.items():
             text = text.replace("{" + key + "}", value)
         return (w["codeReturn"].replace("{case}", case0).replace("{name}", "logits_grad")
-                .replace("{what}", text))
+                .replace("{what}", text).replace("{want}", w["wantLogitsGrad"]))
 
     cases = {
         "def logits_grad(z, c):\n    ...\n": ("return", returned("returnedNone")),

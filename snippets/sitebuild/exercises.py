@@ -313,8 +313,9 @@ def _code_problem(problem: dict, words: dict, lang: str) -> dict:
     values = {k: v for k, v in problem.items() if k != "problem"}
     if "seconds" in values:
         values["seconds"] = number(values["seconds"], "g", lang)
-    if "what" in values:  # a part of the sentence worded in the page's language (returnedNone: "nothing")
-        values["what"] = _fill(words[values["what"]], **values)
+    for part in ("what", "want"):  # parts of the sentence, worded in the page's language (returnedNone: ...)
+        if part in values:
+            values[part] = _fill(words[values[part]], **values)
     key = problem["problem"]
     message = _fill(words["code" + key[0].upper() + key[1:]], **values)
     return {"verdict": "malformed", "problem": problem["problem"], "mistakes": [], "message": message}

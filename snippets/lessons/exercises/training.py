@@ -93,3 +93,69 @@ two_steps = Exercise(
     })
 
 EXERCISES = {"one-step": one_step, "two-steps": two_steps}
+
+
+# ---- exercise 5 (code): the loop's body, one SGD step, written by the reader ----
+STARTER = "def train_step(model, X, y, lr):\n    ...\n"
+CODE_LR = 0.5
+# the cases: a fresh model of the page, then two calls, on X[0::10] and on X[1::10], with lr 0.5
+CALLS = ("train_step(model, X[0::10], y[0::10], 0.5)", "train_step(model, X[1::10], y[1::10], 0.5)")
+LABELS = ((CALLS[0], "loss"), (CALLS[1], "loss"),
+          ("model.layers[2].bias", "[0]"), ("model.layers[2].bias", "[1]"))
+
+
+def run_train_step(namespace):
+    """The two losses the reader's train_step returns, then the output layer's bias after both steps."""
+    from sitebuild.exercises import CodeProblem
+
+    reader = namespace.get("train_step")
+    if not callable(reader):
+        raise CodeProblem("noFunction", name="train_step")
+    X, y = moons()
+    model = culpa.nn.MLP(SIZES, activation="tanh", rng=0)
+    found = []
+    for k, call in enumerate(CALLS):
+        returned = reader(model, X[k::10], y[k::10], CODE_LR)
+        if returned is None:  # the starter as it is, or a step without `return`
+            raise CodeProblem("return", name="train_step", case=call, what="returnedNone", want="wantLoss")
+        if isinstance(returned, culpa.Tensor):  # the loss itself, not its .item(): the same number
+            returned = returned.data
+        try:
+            loss = np.asarray(returned, dtype=float)
+        except (TypeError, ValueError):
+            raise CodeProblem("return", name="train_step", case=call, what="returnedOther",
+                              want="wantLoss") from None
+        if loss.size != 1:
+            raise CodeProblem("return", name="train_step", case=call, what="returnedShape",
+                              want="wantLoss", shape=str(loss.shape))
+        found.append(float(loss.ravel()[0]))
+    return found + list(model.layers[-1].bias.data)
+
+
+def code_steps(lr=CODE_LR, zero_grad=True):
+    """What train_step returns and leaves, by culpa's own loop: the two losses before each step, then the
+    output layer's bias; zero_grad=False keeps the first batch's gradient in .grad for the second step."""
+    X, y = moons()
+    model = culpa.nn.MLP(SIZES, activation="tanh", rng=0)
+    optimizer = culpa.nn.SGD(model.parameters(), lr=lr)
+    found = []
+    for k in range(len(CALLS)):
+        if zero_grad:
+            optimizer.zero_grad()
+        loss = culpa.cross_entropy(model(X[k::10]), y[k::10])
+        loss.backward()
+        optimizer.step()
+        found.append(loss.item())
+    return found + list(model.layers[-1].bias.data)
+
+
+train_step = Exercise(
+    size=4, decimals=6, example=0.6931,
+    answer=code_steps,
+    starter=STARTER, run=run_train_step, labels=LABELS,
+    mistakes={
+        "zero-grad": lambda: code_steps(zero_grad=False),  # the second step takes both batches' gradients
+        "ascent": lambda: code_steps(lr=-CODE_LR),  # p.data += lr * p.grad: up the slope
+    })
+
+EXERCISES["train-step"] = train_step

@@ -90,14 +90,16 @@ def run_logits_grad(namespace):
         with np.errstate(all="ignore"):  # e^1000 overflows: what it gives is judged below, not warned about
             returned = reader(np.array(logits), c)
         if returned is None:  # the starter as it is, or a function without `return`
-            raise CodeProblem("return", name="logits_grad", case=case, what="returnedNone")
+            raise CodeProblem("return", name="logits_grad", case=case, what="returnedNone",
+                              want="wantLogitsGrad")
         try:
             got = np.asarray(returned, dtype=float)
         except (TypeError, ValueError):
-            raise CodeProblem("return", name="logits_grad", case=case, what="returnedOther") from None
+            raise CodeProblem("return", name="logits_grad", case=case, what="returnedOther",
+                              want="wantLogitsGrad") from None
         if got.shape != (3,):
             raise CodeProblem("return", name="logits_grad", case=case, what="returnedShape",
-                              shape=str(got.shape))
+                              want="wantLogitsGrad", shape=str(got.shape))
         if not np.all(np.isfinite(got)):
             raise CodeProblem("overflow", name="logits_grad", case=case)
         found += list(got)
