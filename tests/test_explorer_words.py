@@ -140,6 +140,20 @@ def test_each_explorer_has_its_own_caption_in_both_languages(data):
         assert texts["pt"] != texts["en"], f"[explorer-{name}] caption is the same in pt and en"
 
 
+@pytest.mark.parametrize("name", explorers.NAMES)
+def test_every_word_an_explorers_script_reads_is_in_its_table_in_both_languages(name):
+    """An explorer's script reads its words as t.KEY (its root's data-t-* attributes, from [explorer-NAME]):
+    a key missing from the table leaves the page silent where it should speak (the worked example's graph
+    was an unnamed group to a screen reader: t.label)."""
+    script = (ROOT / "docs" / "assets" / "explorers" / f"{name}.js").read_text("utf-8")
+    used = set(re.findall(r"\bt\.([A-Za-z]+)", script))
+    assert used, f"{name}.js reads no words"
+    for lang in LANGS:
+        table = strings.of(lang)[f"explorer-{name}"]
+        missing = sorted(key for key in used if key not in table)
+        assert not missing, f"{name}.js reads {missing}, missing from [explorer-{name}] of {lang}.toml"
+
+
 def test_the_explorers_words_live_in_the_strings_files_only():
     pages = [(lang, path) for lang, path, text in _pages() if "data-t-" in text]
     assert not pages, (f"explorer words in pages' data-t-* attributes: {pages}; they belong in "

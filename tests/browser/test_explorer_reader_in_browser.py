@@ -290,7 +290,7 @@ def drive_nudge(tab, lang):
     root = start(tab, "nudge")
     field = root.locator(".xp-inputs input")
     precisions = root.locator(".xp-choice")
-    runs = []
+    runs, sliders = [], []
     for typed, theta, kind in nudge_cases(lang):
         if root.get_attribute("data-kind") != kind:
             root.locator(f'.xp-kind[data-kind="{kind}"]').focus()
@@ -308,6 +308,8 @@ def drive_nudge(tab, lang):
         precisions.first.focus()
         tab.keyboard.press("Enter")
         runs.append((typed, theta, kind, shown, status, numbers, root.get_attribute("data-kind")))
+        # one θ, nothing to slide: no slider thumb standing at a position that means another θ
+        sliders.append(root.locator("input[type=range]").first.is_visible())
     before = root.evaluate(SHOWN_JS)
     field.fill("abc")
     field.press("Enter")
@@ -327,8 +329,9 @@ def drive_nudge(tab, lang):
     tab.keyboard.press("Enter")
     restored = {"shown": root.evaluate(SHOWN_JS), "numbers": root.get_attribute("data-numbers"),
                 "field": field.input_value(), "kind": root.get_attribute("data-kind"),
-                "slider": root.locator("input[type=range]").first.is_enabled()}
-    return {"runs": runs, "invalid": invalid, "restored": restored}
+                "slider": root.locator("input[type=range]").first.is_enabled(),
+                "slider_shown": root.locator("input[type=range]").first.is_visible()}
+    return {"runs": runs, "invalid": invalid, "restored": restored, "sliders": sliders}
 
 
 # ---- blame (page 04) ----
@@ -379,6 +382,15 @@ def test_nudge_shows_what_cpython_culpa_computes_at_the_readers_theta(sessions, 
         if numbers != "reader" or picked != kind or status != strings.of(lang)["explorer-nudge"]["computed"]:
             problems.append(f"{where}: data-numbers={numbers!r}, knob {picked!r}, status {status!r}")
     assert not problems, "\n".join(problems[:10])
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_nudge_hides_the_knob_slider_while_the_readers_theta_is_shown(sessions, lang):
+    """With the reader's θ there is one position: a thumb at the track's end would mean another θ. Back to
+    the book's numbers, the slider is there and works again."""
+    found = sessions[lang]["nudge"]
+    assert found["sliders"] and not any(found["sliders"]), found["sliders"]
+    assert found["restored"]["slider"] and found["restored"]["slider_shown"], found["restored"]
 
 
 def rounding_problems(where, shown, data, lang, precision):

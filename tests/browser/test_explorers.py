@@ -39,7 +39,7 @@ from support.served import LANGS, ROOT
 if find_chromium() is None and not in_ci():
     pytest.skip(f"browser tests skipped: {NO_CHROMIUM}", allow_module_level=True)
 
-from sitebuild import explorers  # noqa: E402
+from sitebuild import explorers, strings  # noqa: E402
 from sitebuild.steps.explorers import typeset  # noqa: E402
 
 PAGES = {"worked-example": "03-worked-example/", "nudge": "08-honest-habits/",
@@ -284,8 +284,13 @@ def drive_nudge(tab, root, data, lang):
 
     knob.focus()
     tab.keyboard.press("Home")
+    field = root.locator(".xp-inputs input")
     for k in range(len(data["knobs"])):
         problems += look(k, data["default_eps"], f"nudge ({lang}), knob step {k + 1}")
+        # the θ field says the θ the slider points at (culpa's number, as the slider's output shows it)
+        if field.input_value() != data["knobs"][k]["theta"][lang]:
+            problems.append(f"nudge ({lang}), knob step {k + 1}: the θ field says {field.input_value()!r}, "
+                            f"the slider {data['knobs'][k]['theta'][lang]!r}")
         tab.keyboard.press("ArrowRight")
     tab.keyboard.press("Home")
     for _ in range(data["default_knob"]):
@@ -586,6 +591,46 @@ def test_an_explorer_loads_nothing_until_it_scrolls_into_view(browser, served_si
         context.close()
     assert before == "" and not early, f"{name}: started before it was in view ({before!r}, {early})"
     assert len(fetched) == 1, f"{name}: fetched {fetched} when it came into view"
+
+
+BEFORE_JS = """(r) => {
+  const stops = [...document.querySelectorAll('a[href], button, input, select, textarea, [tabindex]')]
+    .filter((e) => e.tabIndex >= 0 && !e.disabled && e.getClientRects().length && e !== r && !r.contains(e));
+  const before = stops.filter((e) => e.compareDocumentPosition(r) & Node.DOCUMENT_POSITION_FOLLOWING).pop();
+  before.setAttribute('data-just-before', '');
+}"""
+WHERE_JS = """(r) => ({state: r.dataset.xpState || '', tabindex: r.getAttribute('tabindex'),
+  role: r.getAttribute('role'), name: r.getAttribute('aria-label'),
+  inside: document.activeElement !== r && r.contains(document.activeElement),
+  on: document.activeElement === r})"""
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("name", list(PAGES))
+def test_tab_never_passes_an_explorer_that_is_not_built_yet(browser, served_site, name, lang):
+    """An explorer is built once it scrolls near; a reader tabbing faster than that would pass it, its
+    controls not there yet. Until it is built, its root is a Tab stop named as the explorer; Tab from the stop
+    before it lands on it (or, built already, in it), and once built, focus is on its first control."""
+    context = browser.new_context(viewport=DESKTOP)
+    tab = context.new_page()
+    try:
+        tab.goto(url(served_site, lang, PAGES[name]), wait_until="load")
+        root = tab.locator(f'[data-explorer="{name}"]').first
+        held = root.evaluate(WHERE_JS)
+        root.evaluate(BEFORE_JS)
+        tab.locator("[data-just-before]").focus()
+        tab.keyboard.press("Tab")  # at once: the explorer is not built yet
+        landed = root.evaluate(WHERE_JS)
+        wait_until(tab, "(r) => r.dataset.xpState === 'ready' && r.contains(document.activeElement)"
+                        " && document.activeElement !== r", arg=root.element_handle(), timeout=10_000)
+        built = root.evaluate(WHERE_JS)
+    finally:
+        context.close()
+    words = strings.of(lang)[f"explorer-{name}"]
+    assert held == {"state": "", "tabindex": "0", "role": "group", "name": words["name"], "inside": False,
+                    "on": False}, held
+    assert landed["on"] or landed["inside"], f"{name} {lang}: Tab passed the explorer: {landed}"
+    assert built["tabindex"] is None and built["role"] is None and built["name"] is None, built
 
 
 MIDDLE = {"worked-example": 14, "blame": 6, "nudge": 0}

@@ -146,7 +146,8 @@
       var v = view(), k = grid()[state.knob], cell = k.cells[state.eps], e = data.epsilons[state.eps][lang];
       var empty = cell.secant === null;
       knob.input.max = String(v.knobs.length - 1);
-      knob.input.disabled = v.knobs.length < 2;  /* the reader's θ: one position, nothing to slide */
+      /* the reader's θ: one position, nothing to slide; a thumb at the track's end would say another θ */
+      knob.input.disabled = knob.input.hidden = v.knobs.length < 2;
       knob.row.querySelector("label").textContent = knobLabel();
       curve.setAttribute("points", points(v.curve));
       knobAxis.textContent = v.knob_name;
@@ -199,7 +200,13 @@
       root.dataset.precision = state.precision;
       root.dataset.kind = state.kind;
     }
-    knob.input.addEventListener("input", function () { state.knob = Number(knob.input.value); state.announce = true; render(); X.changed(root); });
+    knob.input.addEventListener("input", function () {
+      state.knob = Number(knob.input.value);
+      state.announce = true;
+      render();
+      inputs.fields.theta.value = grid()[state.knob].theta[lang];  /* the field says the θ the slider points at */
+      X.changed(root);
+    });
     eps.input.addEventListener("input", function () { state.eps = Number(eps.input.value); state.announce = true; render(); X.changed(root); });
     /* the knob, ε and precision, for a link and the browser to keep (start.js's keep): indices into the data's
        own grids, never a number computed here; one out of range or unknown is not taken */

@@ -32,10 +32,28 @@
     });
   }
 
+  /* Until an explorer is built (it is, once it scrolls near), its root is one stop of the keyboard's Tab
+     order, named as the explorer: a reader tabbing faster than the build would otherwise pass an explorer
+     that has no controls yet. Focused, it starts the build, and once built, focus goes to its first control. */
+  function holdPlace(root, begin) {
+    var t = root.dataset;
+    root.setAttribute("tabindex", "0");
+    root.setAttribute("role", "group");
+    root.setAttribute("aria-label", t.tName || "");
+    root.addEventListener("focus", function () { begin(root); });
+    root.addEventListener("xp-ready", function () {
+      var had = document.activeElement === root;
+      ["tabindex", "role", "aria-label"].forEach(function (a) { root.removeAttribute(a); });
+      var first = root.querySelector("input, button, select, textarea, [tabindex='0']");
+      if (had && first) first.focus();
+    }, { once: true });
+  }
+
   function start(name, build) {
     function setup() {
       var roots = document.querySelectorAll('[data-explorer="' + name + '"]');
       var begin = function (root) { load(name, build, root); };
+      roots.forEach(function (root) { if (!root.dataset.xpState) holdPlace(root, begin); });
       if (!("IntersectionObserver" in window)) { roots.forEach(begin); return; }
       var seen = new IntersectionObserver(function (entries) {
         entries.forEach(function (e) { if (e.isIntersecting) { seen.unobserve(e.target); begin(e.target); } });
