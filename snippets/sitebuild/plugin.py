@@ -172,7 +172,7 @@ class SitePlugin(BasePlugin):
         self.wheel.publish(config)  # <site>/culpa/<wheel>; placeholders filled in what skipped Markdown
         if not _nested_language_build(config):  # once, at the site's root
             credits.publish_licence(self.project.root, Path(config.site_dir))  # <site>/LICENSE.txt
-            stylesheets.strip_comments(Path(config.site_dir))  # site.css served without its comments
+            stylesheets.strip_comments(Path(config.site_dir))  # our stylesheets served without comments
             # last: every page's HTML is final (404s written, placeholders filled); each gets its policy
             content_policy.write_policies(Path(config.site_dir), serve=self.command == "serve")
 
