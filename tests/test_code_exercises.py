@@ -230,6 +230,17 @@ def test_what_logits_grad_returns_is_checked_before_its_numbers(lang):
             code, said)
 
 
+def test_code_that_changes_its_batch_in_place_leaves_the_pages_data_alone():
+    """train_step is handed copies: a reader's X -= 1 spoils that run only, not the data every later check
+    (in the page's one Python) computes with."""
+    from lessons.exercises import training
+
+    before = [a.copy() for a in training.moons()]
+    exercises.check(STEP, STEP_RIGHT.replace("    model.zero_grad()\n", "    X -= 1.0\n    y[:] = 0\n"), "en")
+    assert all(np.array_equal(a, b) for a, b in zip(training.moons(), before, strict=True))
+    assert exercises.check(STEP, STEP_RIGHT, "en")["verdict"] == "right"
+
+
 @pytest.mark.parametrize("lang", LANGS)
 @pytest.mark.parametrize("exercise_id", CODE_IDS)
 def test_unrelated_wrong_code_of_every_code_exercise_is_named_nothing(exercise_id, lang):

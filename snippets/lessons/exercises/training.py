@@ -115,7 +115,8 @@ def run_train_step(namespace):
     model = culpa.nn.MLP(SIZES, activation="tanh", rng=0)
     found = []
     for k, call in enumerate(CALLS):
-        returned = reader(model, X[k::10], y[k::10], CODE_LR)
+        # copies: code that changes its X or y in place must not change the page's data for what follows
+        returned = reader(model, X[k::10].copy(), y[k::10].copy(), CODE_LR)
         if returned is None:  # the starter as it is, or a step without `return`
             raise CodeProblem("return", name="train_step", case=call, what="returnedNone", want="wantLoss")
         if isinstance(returned, culpa.Tensor):  # the loss itself, not its .item(): the same number
