@@ -246,7 +246,13 @@ def test_blame_and_nudge_states_travel_by_link(browser, served_site, lang):
                 eps.focus()
                 for _ in range(3):
                     tab.keyboard.press("ArrowLeft")
-                look = "(r) => [r.dataset.kind, r.dataset.precision, r.dataset.eps, r.dataset.knob]"
+                knob = root.locator("input[type=range]").first
+                knob.focus()
+                for _ in range(2):
+                    tab.keyboard.press("ArrowRight")
+                # the θ field says the θ the knob slider points at, before the link and after it
+                look = ("(r) => [r.dataset.kind, r.dataset.precision, r.dataset.eps, r.dataset.knob,"
+                        " r.querySelector('input[name=theta]').value]")
             wait_until(tab, "() => localStorage.length > 0", timeout=10_000)
             before = root.evaluate(look)
             link = copy_link(tab)

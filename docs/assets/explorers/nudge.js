@@ -227,6 +227,8 @@
         var e = index(kept.eps, data.epsilons), k = index(kept.knob, view().knobs);
         if (e !== null) state.eps = e;
         if (k !== null) state.knob = k;
+        /* the field says the θ the slider points at, as when the reader moves it (the reader's θ stays) */
+        if (!inputs.mine()) inputs.fields.theta.value = grid()[state.knob].theta[lang];
         render();
       },
     });
