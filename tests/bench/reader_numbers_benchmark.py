@@ -10,6 +10,9 @@ machine's own speed.
 For each it prints, over --runs fresh browser contexts (the worst run, and the median):
 - cold: from pressing Compute to the explorer redrawn with culpa's answer, when Python is not loaded yet (the
   worker starts Pyodide, numpy, culpa's wheel and the exporters), and how soon the page said it was loading;
+  measured twice: with the fields filled at once and Compute pressed at once (the worst case: Python starts
+  at the first keystroke, assets/explorers/start.js), and with the numbers typed at --pace ms a key, a
+  reader's pace (Ctrl+A, the number, Tab to the next field, Enter), from Enter and from the first key;
 - warm: the same for 10 more inputs once Python is there: Compute to redrawn (the "reader's numbers" measure
   that assets/explorers/start.js's reader records), and the redraw alone.
 The issue's budgets: progress shown at once, the cold answer within 4 s, a warm recompute and redraw within
@@ -56,7 +59,7 @@ def measures(page, name: str) -> list[float]:
     return page.evaluate("(n) => performance.getEntriesByName(n).map((e) => e.duration)", name)
 
 
-def visit(browser, url: str, rate: float, name: str) -> dict:
+def visit(browser, url: str, rate: float, name: str, pace: float = 0) -> dict:
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     page = context.new_page()
     if rate > 1:
@@ -76,23 +79,35 @@ def visit(browser, url: str, rate: float, name: str) -> dict:
             fields.nth(k).fill(text)
         fields.nth(len(values) - 1).press("Enter")
 
-    compute(inputs[0])
+    def type_in(values):  # as a reader types: the book's number selected and typed over, Tab between fields
+        for k, text in enumerate(values):
+            fields.nth(k).focus()
+            page.keyboard.press("Control+A")
+            page.keyboard.type(text, delay=pace)
+        page.keyboard.press("Enter")
+
+    first_key = time.perf_counter()
+    if pace:
+        type_in(inputs[0])
+    else:
+        compute(inputs[0])
     pressed = time.perf_counter()
     status.filter(has_text="…").wait_for(timeout=10_000)  # loading or computing, whichever the page says
     progress = time.perf_counter() - pressed
     page.wait_for_function(busy, arg=name, timeout=120_000)
     cold = measures(page, f"reader's numbers: {name}")[-1]
+    typing = (pressed - first_key) * 1000
     for values in inputs[1:]:
         compute(values)
         page.wait_for_function(busy, arg=name, timeout=60_000)
     warm = measures(page, f"reader's numbers: {name}")[1:]
     drawn = measures(page, f"reader's numbers drawn: {name}")[1:]
     context.close()
-    return {"progress": progress * 1000, "cold": cold, "warm": warm, "drawn": drawn}
+    return {"progress": progress * 1000, "cold": cold, "typing": typing, "warm": warm, "drawn": drawn}
 
 
-def report(label: str, runs: list[dict]) -> None:
-    warm = [x for run in runs for x in run["warm"]]
+def report(label: str, runs: list[dict], typed: list[dict], pace: float) -> None:
+    warm = [x for run in runs + typed for x in run["warm"]]
     drawn = [x for run in runs for x in run["drawn"]]
     print(f"{label}: progress shown after {max(r['progress'] for r in runs):.0f} ms (worst); "
           f"cold answer {max(r['cold'] for r in runs) / 1000:.2f} s worst, "
@@ -100,6 +115,12 @@ def report(label: str, runs: list[dict]) -> None:
           f"warm recompute + redraw {statistics.median(warm):.0f} ms median, {max(warm):.0f} ms worst "
           f"(redraw alone {statistics.median(drawn):.0f} ms median, {max(drawn):.0f} ms worst; "
           f"{len(warm)} recomputes)")
+    if typed:
+        print(f"    typed at {pace:.0f} ms a key: cold answer "
+              f"{max(r['cold'] for r in typed) / 1000:.2f} s worst, "
+              f"{statistics.median(r['cold'] for r in typed) / 1000:.2f} s median after Enter; "
+              f"{max(r['typing'] + r['cold'] for r in typed) / 1000:.2f} s worst after the first key "
+              f"(typing {statistics.median(r['typing'] for r in typed) / 1000:.2f} s)")
 
 
 def main() -> int:
@@ -109,6 +130,8 @@ def main() -> int:
     parser.add_argument("--cpu-slowdown", type=cpu_slowdown, default=4.0,
                         help="the slowed-down rate: a number (4, Lighthouse's mobile preset) or "
                         "'calibrated' (tests/bench/calibration.py)")
+    parser.add_argument("--pace", type=float, default=200,
+                        help="ms a key for the typed cold visits (0: none, only the fields filled at once)")
     parser.add_argument("--explorer", choices=list(EXPLORERS), action="append",
                         help="measure this explorer only (repeatable; all three by default)")
     args = parser.parse_args()
@@ -128,7 +151,10 @@ def main() -> int:
             for name in args.explorer or list(EXPLORERS):
                 url = f"http://127.0.0.1:{server.server_port}/{EXPLORERS[name][0]}"
                 for rate, label in (slowed, (1, "machine's own speed")):
-                    report(f"{name}, {label}", [visit(browser, url, rate, name) for _ in range(args.runs)])
+                    at_once = [visit(browser, url, rate, name) for _ in range(args.runs)]
+                    typed = [visit(browser, url, rate, name, args.pace)
+                             for _ in range(args.runs if args.pace else 0)]
+                    report(f"{name}, {label}", at_once, typed, args.pace)
             browser.close()
         server.shutdown()
     return 0

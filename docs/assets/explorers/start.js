@@ -6,7 +6,7 @@
    The helpers every explorer builds with are here too: el, fill, language, strings, formula (a formula
    typeset at build time, its numbers put in their slots) and stepper (the step controls, their keys and
    Play, for the explorers that step), and explore: the explorer's data for the reader's numbers, computed by
-   culpa in this page (Pyodide in a Web Worker, started on the reader's first change, never before); keep and
+   culpa in this page (Pyodide in a Web Worker, started at the reader's first keystroke in a field or first change, never before); keep and
    changed: each part of an explorer's state, for assets/run/keep.js to put in a link and keep across reloads. */
 (function () {
   "use strict";
@@ -364,6 +364,13 @@
       });
       return fill(t[key] || p.problem, values);
     }
+    /* A reader typing a number is about to ask culpa: Python starts loading at the first keystroke in a field
+       (not at focus: Tab passing by loads nothing), so less of its start is left when Compute is pressed. */
+    form.addEventListener("input", function typing(event) {
+      if (event.target.tagName !== "INPUT") return;  /* a choice computes at once anyway */
+      form.removeEventListener("input", typing);
+      pythonWorker(root);
+    });
     var running = null;
     form.addEventListener("submit", function (event) {
       event.preventDefault();
