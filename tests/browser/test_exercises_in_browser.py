@@ -2,7 +2,8 @@
 
 One browser context and one Pyodide per language: pt on page 03, en on page 04 (the markup of every page with
 exercises, 01 to 06 and 08, is checked in both languages without Python). With the keyboard only, as a
-reader: nothing of the check (check.js, Pyodide) is fetched before the reader touches an exercise; then, in
+reader: nothing of the check (check.js, Pyodide) is fetched before the reader touches an exercise, and Python
+not before the first keystroke in an answer; then, in
 each exercise of the page, culpa's answer typed in the page's language, a planted mistake and garbage are
 checked by pressing Check from the keyboard, and the announced verdict (role=status) is exactly what
 sitebuild/exercises.check says in this test process, in the page's language; hints reveal one at a time, the
@@ -24,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from test_explorers import open_fresh, open_page
-from visiting import DESKTOP, PHONE, SCREENSHOTS, find_chromium, in_ci, wait_until
+from visiting import DESKTOP, PHONE, SCREENSHOTS, find_chromium, in_ci, requested, wait_until
 
 from sitebuild import exercises, strings
 from support.background import session_fixture
@@ -247,6 +248,15 @@ def drive_sessions(browser, served_site):
         # what the page fetched since it opened
         loaded = tab.evaluate("performance.getEntriesByType('resource').map((e) => e.name)")
         before = [u for u in loaded + requests if PYODIDE in u or CHECKER in u]
+        # an answer field focused loads the check's script, not Python; the first keystroke in it starts
+        # Python, before Check is pressed (check_with_keyboard then types the case over it)
+        field = tab.locator(".exercise .ex-answer").first
+        field.scroll_into_view_if_needed()
+        field.focus()
+        tab.wait_for_timeout(500)
+        focused = [u for u in requests if PYODIDE in u]
+        field.press("1")
+        keystroke_loads = requested(tab, requests, PYODIDE, seconds=20)
         checks, hinted = [], []
         for exercise_id, texts in cases(lesson, lang):
             root = tab.locator(f'.exercise[data-exercise="{exercise_id}"]')
@@ -280,7 +290,8 @@ def drive_sessions(browser, served_site):
                 ".getAttribute('aria-labelledby')).textContent.trim(),"
                 " check: r.querySelector('.ex-check').textContent,"
                 " hints: r.querySelectorAll('.ex-hints > li[hidden]').length, visible: r.offsetHeight > 0}))")
-        found[lang] = {"before": before, "checks": checks, "hints": hinted, "phone": phone, "broke": broke,
+        found[lang] = {"before": before, "focused": focused, "keystroke_loads": keystroke_loads,
+                       "checks": checks, "hints": hinted, "phone": phone, "broke": broke,
                        "markup": markup, "predicts": predicts, "rings": rings, "swept": swept,
                        "requests": list(requests), "errors": list(tab.errors), "site": served_site.base}
         context.close()
@@ -291,8 +302,11 @@ sessions = session_fixture(drive_sessions)
 
 
 @pytest.mark.parametrize("lang", LANGS)
-def test_nothing_of_the_check_loads_before_the_reader_touches_an_exercise(sessions, lang):
+def test_the_check_loads_at_a_touch_and_python_at_the_first_keystroke(sessions, lang):
     assert sessions[lang]["before"] == [], sessions[lang]["before"][:3]
+    focused = sessions[lang]["focused"]
+    assert focused == [], f"focusing an answer loaded Python: {focused[:3]}"
+    assert sessions[lang]["keystroke_loads"], "typing an answer did not start loading Python before Check"
     requests = sessions[lang]["requests"]
     assert any(CHECKER in u for u in requests) and any(PYODIDE in u for u in requests)
 

@@ -32,7 +32,7 @@ from test_explorers import (
     worked_example_expected,
 )
 from test_explorers_data import amount  # the number an explorer shows, read back from its text
-from visiting import find_chromium, in_ci, wait_until
+from visiting import find_chromium, in_ci, requested, wait_until
 
 from sitebuild import strings
 from sitebuild.explorers import blame, nudge
@@ -72,15 +72,6 @@ def type_numbers(tab, root, typed, observed):
         wait_answer(tab)
     fields.nth(len(typed) - 1).press("Enter")
     wait_answer(tab)
-
-
-def requested(tab, requests, part, seconds):
-    """Whether the page asks for a URL containing `part` within `seconds` (requests: the page's, as seen)."""
-    for _ in range(int(seconds * 10)):
-        if any(part in u for u in requests):
-            return True
-        tab.wait_for_timeout(100)
-    return False
 
 
 def wait_answer(tab, name="worked-example"):

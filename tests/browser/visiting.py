@@ -83,6 +83,16 @@ def wait_until(page, predicate: str, arg=None, timeout: float | None = None):
     return page.wait_for_function(predicate, arg=arg, timeout=timeout, polling=POLL_MS)
 
 
+def requested(page, requests, part: str, seconds: float) -> bool:
+    """Whether a URL containing `part` is among `requests` (the page's, as its "request" handler collects
+    them) within `seconds`."""
+    for _ in range(int(seconds * 10)):
+        if any(part in u for u in requests):
+            return True
+        page.wait_for_timeout(100)
+    return False
+
+
 def find_chromium() -> str | None:
     """Debian's chromium (or the one $CHROMIUM names); playwright's own browsers are never downloaded."""
     for candidate in (os.environ.get("CHROMIUM"), shutil.which("chromium"), "/usr/bin/chromium"):

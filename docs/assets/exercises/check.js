@@ -144,6 +144,13 @@
     if (!left) button.setAttribute("aria-disabled", "true");
   }
 
+  /* A reader typing an answer is about to check it: Python starts at the first keystroke in an exercise (focus
+     alone loads nothing), so less of its start is left when Check is pressed. */
+  document.addEventListener("input", function typing(event) {
+    if (!event.target.closest || !event.target.closest(".exercise")) return;
+    document.removeEventListener("input", typing);
+    worker();
+  });
   document.addEventListener("submit", function (event) {
     if (!event.target.closest(".exercise")) return;
     event.preventDefault();
