@@ -40,7 +40,10 @@ def refuse_released_or_stale(order):
 
 
 def non_finite_raises():
-    """NumPy's floating-point errors raised, not warned: NaN or inf in a local derivative stops backward."""
+    """NumPy's floating-point errors raised, not warned: NaN or inf in a local derivative stops backward.
+
+    A `with` block, or a decorator, as on `Tensor.backward`: a decorator's NumPy object is made once, at
+    import, not at every call (measured: about 2% of a training step at tiny size)."""
     return np.errstate(over="raise", divide="raise", invalid="raise")
 
 

@@ -245,6 +245,7 @@ class Tensor:
 
     # ---- the backward pass ----
     # --8<-- [start:backward]
+    @guard.non_finite_raises()  # NaN/inf in a local derivative raises
     def backward(self, grad=None, retain_graph=False):
         """Fill `.grad` of every tensor that requires grad and leads to
         this one (gradients accumulate)."""
@@ -252,9 +253,8 @@ class Tensor:
             raise messages.no_grad_to_give(self)
         order = topo_order(self)
         guard.refuse_released_or_stale(order)  # before any write
-        with guard.non_finite_raises():
-            seed = guard.seed(grad, self)  # dL/dL = 1
-            backpropagate({self: seed}, order, retain_graph)
+        seed = guard.seed(grad, self)  # dL/dL = 1
+        backpropagate({self: seed}, order, retain_graph)
 
 
 def backpropagate(grads, order, retain_graph=False):
