@@ -327,17 +327,32 @@ SCROLL_THROUGH_JS = """async () => {
   await frame();
 }"""
 # The height the build estimated for each offscreen block (sitebuild/steps/offscreen.py and assets/site.css:
-# contain-intrinsic-block-size), beside the height it is drawn at, at the current screen width.
-ESTIMATES_JS = """() => [...document.querySelectorAll(
-    '[style*="contain-intrinsic-block-size"], [style*="--chars"]')]
-  .filter((el) => el.checkVisibility())
-  .map((el) => ({
-    kind: el.closest("pre") ? "code" : el.matches(".katex-display") ? "formula" : "text",
-    block: el.tagName.toLowerCase() + ": " + el.textContent.trim().slice(0, 50),
-    estimate: parseFloat(getComputedStyle(el).containIntrinsicBlockSize.replace("auto", "")),
-    drawn: el.getBoundingClientRect().height,
-    em: parseFloat(getComputedStyle(el).fontSize),
-  }))"""
+# contain-intrinsic-block-size), beside the height it is drawn at, at the current screen width; the blocks
+# of closed details (solutions) too, opened for the measure and closed again. The drawn height is taken with
+# the block drawn (content-visibility: visible for the measure): a block the browser skipped would report
+# the estimate itself.
+ESTIMATES_JS = """() => {
+  const shut = [...document.querySelectorAll("article details:not([open])")];
+  shut.forEach((d) => { d.open = true; });
+  const drawn = (el) => {
+    const was = el.style.contentVisibility;
+    el.style.contentVisibility = "visible";
+    const height = el.getBoundingClientRect().height;
+    el.style.contentVisibility = was;
+    return height;
+  };
+  const found = [...document.querySelectorAll('[style*="contain-intrinsic-block-size"], [style*="--chars"]')]
+    .filter((el) => el.checkVisibility())
+    .map((el) => ({
+      kind: el.closest("pre") ? "code" : el.matches(".katex-display") ? "formula" : "text",
+      block: el.tagName.toLowerCase() + ": " + el.textContent.trim().slice(0, 50),
+      estimate: parseFloat(getComputedStyle(el).containIntrinsicBlockSize.replace("auto", "")),
+      drawn: drawn(el),
+      em: parseFloat(getComputedStyle(el).fontSize),
+    }));
+  shut.forEach((d) => { d.open = false; });
+  return found;
+}"""
 
 # Copy buttons: Material's (<button data-md-type="copy"> in the <pre> of its block) on Markdown pages,
 # mkdocs-jupyter's (<clipboard-copy>, in the cell's editor) on notebook pages. What a button should copy
