@@ -6,8 +6,9 @@
    The helpers every explorer builds with are here too: el, fill, language, strings, formula (a formula
    typeset at build time, its numbers put in their slots) and stepper (the step controls, their keys and
    Play, for the explorers that step), and explore: the explorer's data for the reader's numbers, computed by
-   culpa in this page (Pyodide in a Web Worker, started at the reader's first keystroke in a field or first change, never before); keep and
-   changed: each part of an explorer's state, for assets/run/keep.js to put in a link and keep across reloads. */
+   culpa in this page (Pyodide in a Web Worker, started at the reader's first keystroke in a field or first
+   change, never before); keep and changed: each part of an explorer's state, for assets/run/keep.js to put
+   in a link and keep across reloads. */
 (function () {
   "use strict";
   var BASE = document.currentScript.src;
