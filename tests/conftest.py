@@ -4,6 +4,13 @@ os.environ.setdefault("MPLBACKEND", "Agg")
 os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
 # The suite's builds are local copies served on 127.0.0.1, never published (sitebuild/steps/wheel.py).
 os.environ.setdefault("CULPA_LOCAL_BUILD", "1")
+# One BLAS thread in the suite and in everything it starts (builds, page runs, kernels), as in a reader's
+# page (Pyodide has no threads) and in the timed figures: the suite keeps both cores busy with its own
+# processes, and OpenBLAS's extra threads spin waiting for a core (page 07's code in a fresh interpreter:
+# 11 s of wall time with one thread, 53 s with two, while a browser test ran beside it). Set before
+# anything imports numpy (nothing has when pytest loads this file).
+for _threads in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_threads, "1")
 
 # .ci/run's oracle step sets CULPA_REQUIRE_TORCH=1: there the torch tests must run, not skip, so a torch
 # that cannot be imported stops the whole run instead of skipping them.
@@ -15,8 +22,9 @@ if os.environ.get("CULPA_REQUIRE_TORCH") == "1":
             "CULPA_REQUIRE_TORCH=1: the torch oracle's tests must run here; pip install torch==2.13.0"
         ) from missing
 
-# Session fixtures shared by every test folder (built_site: the site built once, strictly).
-pytest_plugins = ["support.site"]
+# Session fixtures shared by every test folder (built_site: the site built once, strictly; rebuilds: a copy
+# of the project built again after edits, for the tests of the caches and of the figures' determinism).
+pytest_plugins = ["support.site", "support.rebuilds"]
 
 
 def pytest_collection_modifyitems(config, items):

@@ -32,7 +32,7 @@ import nbformat
 import pytest
 
 from sitebuild.steps import notebooks
-from support.pages import DOCS, LANGS, ROOT, canonical_math, mkdocs_config
+from support.pages import DOCS, LANGS, canonical_math, mkdocs_config
 from support.reader_venv import (
     culpa_location,
     notebook_env,
@@ -416,21 +416,14 @@ def test_a_cell_that_raises_fails_the_build_naming_the_lab_and_the_cell(built_si
 
 
 @pytest.mark.slow
-def test_a_second_build_executes_no_lab(built_site, tmp_path):
-    labs = notebooks.find_labs(DOCS, ROOT / ".cache" / "labs")
-    assert {f"{lab.lang}/{lab.name}" for lab in labs} == set(LAB_IDS)
-    if any(not notebooks.is_fresh(lab, notebooks.cache_key(lab.source)) for lab in labs):
-        # culpa or a lab changed since the session's build (others work in this tree): catch up first
-        settle = build_site(tmp_path / "settle", project=ROOT)
-        assert settle.returncode == 0, f"the build failed:\n{settle.stdout}\n{settle.stderr}"
-    before = {lab.label: lab.executed.stat().st_mtime_ns for lab in labs}
-    proc = build_site(tmp_path / "site", project=ROOT)
-    assert proc.returncode == 0, f"the second build failed:\n{proc.stdout}\n{proc.stderr}"
-    ran = re.findall(r"labs: executed (\S+)", proc.stdout + proc.stderr)
+def test_a_second_build_executes_no_lab(rebuilds):
+    """A build of a copy of the project whose lab caches are current (support/rebuilds.py: `again`)."""
+    assert set(rebuilds.again.lab_keys) == set(LAB_IDS)
+    ran = re.findall(r"labs: executed (\S+)", rebuilds.again.log)
     assert not ran, f"a second build with nothing changed executed labs again: {ran}"
-    after = {lab.label: lab.executed.stat().st_mtime_ns for lab in labs}
-    assert after == before, "a second build with nothing changed rewrote executed notebooks"
-    assert (page_dir(tmp_path / "site", LAB_IDS[0]) / "index.html").is_file()
+    assert rebuilds.again.executed_mtimes == rebuilds.before.executed_mtimes, (
+        "a second build with nothing changed rewrote executed notebooks")
+    assert (page_dir(rebuilds.again.site, LAB_IDS[0]) / "index.html").is_file()
 
 
 def test_cache_key_follows_everything_that_changes_outputs(tmp_path, monkeypatch):

@@ -137,62 +137,23 @@ def test_theme_words_fail_the_build_when_a_template_changes():
 
 
 @pytest.mark.slow
-def test_changing_culpa_or_a_lesson_redoes_what_depends_on_it(tmp_path):
+def test_changing_culpa_or_a_lesson_redoes_what_depends_on_it(rebuilds):
     """The caches that make a rebuild quick stay correct: on a copy of the project (with its caches), an edit
     to a lesson file redraws the figure that reads it and nothing else, and an edit to culpa's source
-    executes every lab again and redraws every figure; the labs' rendered HTML follows their notebooks."""
-    import json
-    import os
-    import subprocess
-    import sys
+    executes every lab again and redraws every figure; the labs' rendered HTML follows their notebooks
+    (support/rebuilds.py makes the builds)."""
+    before, lesson, culpa = rebuilds.again, rebuilds.lesson_edited, rebuilds.culpa_edited
+    assert before.figure_keys and before.lab_keys and before.render_keys, (
+        "the build left no figure, lab or rendered-lab cache to check")
 
-    from support.site import copy_project
-
-    project = copy_project(tmp_path / "project")
-    env = dict(os.environ, NO_MKDOCS_2_WARNING="1", PYTHONPATH=str(project / "snippets"))
-
-    def build() -> str:
-        proc = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir",
-                               str(tmp_path / "site")], cwd=project, env=env, capture_output=True, text=True,
-                              timeout=1200)
-        assert proc.returncode == 0, f"the build failed:\n{proc.stdout}\n{proc.stderr}"
-        return proc.stdout + proc.stderr
-
-    def figure_keys() -> dict[str, str]:
-        cache = project / ".cache" / "figures"
-        return {d.name: next(e.name for e in d.iterdir() if not e.name.startswith("."))
-                for d in cache.iterdir()}
-
-    def lab_keys() -> dict[str, str]:
-        stamps = [p for p in sorted((project / ".cache" / "labs").glob("*/*.json"))
-                  if not p.name.endswith(".html.json")]  # the execution stamps, not the rendered HTML
-        return {f"{p.parent.name}/{p.stem}": json.loads(p.read_text())["key"] for p in stamps}
-
-    def render_keys() -> dict[str, str]:
-        renders = sorted((project / ".cache" / "labs").glob("*/*.html.json"))
-        return {f"{p.parent.name}/{p.name}": json.loads(p.read_text())["key"] for p in renders}
-
-    def notebooks() -> dict[str, bytes]:
-        return {k: (project / ".cache" / "labs" / f"{k}.ipynb").read_bytes() for k in labs}
-
-    build()  # settle: the copy's caches are fresh after this
-    figures, labs, renders = figure_keys(), lab_keys(), render_keys()
-    executed_before = notebooks()
-    assert figures and labs and renders, "the build left no figure, lab or rendered-lab cache to check"
-
-    lesson = project / "snippets" / "lessons" / "training.py"
-    lesson.write_text(lesson.read_text(encoding="utf-8") + "\n# edited by a test\n", encoding="utf-8")
-    log = build()
-    changed = {name for name, key in figure_keys().items() if figures[name] != key}
+    changed = {name for name, key in lesson.figure_keys.items() if before.figure_keys[name] != key}
     assert changed == {"training"}, f"editing lessons/training.py redrew {sorted(changed)}, not just training"
-    assert "labs: executed" not in log, "editing a lesson no lab reads executed labs"
-    assert lab_keys() == labs
+    assert "labs: executed" not in lesson.log, "editing a lesson no lab reads executed labs"
+    assert lesson.lab_keys == before.lab_keys
 
-    engine = project / "snippets" / "culpa" / "tensor.py"
-    engine.write_text(engine.read_text(encoding="utf-8") + "\n# edited by a test\n", encoding="utf-8")
-    log = build()
-    executed = set(re.findall(r"labs: executed docs/(\S+)\.md", log))
-    given = dict(re.findall(r"labs: docs/(\S+)\.md has docs/(\S+)\.md's code cells", log))
+    labs = before.lab_keys
+    executed = set(re.findall(r"labs: executed docs/(\S+)\.md", culpa.log))
+    given = dict(re.findall(r"labs: docs/(\S+)\.md has docs/(\S+)\.md's code cells", culpa.log))
     assert executed | set(given) == {f"{lang}/labs/{name}" for lang, name in (k.split("/") for k in labs)}, (
         f"editing culpa executed only {sorted(executed)} (and gave outputs to {sorted(given)}) of the labs "
         f"{sorted(labs)}"
@@ -200,14 +161,13 @@ def test_changing_culpa_or_a_lesson_redoes_what_depends_on_it(tmp_path):
     # a lab's pt and en pages have the same code cells (test_labs.py): one of them runs, the other is given
     # its outputs
     assert len(executed) == len(labs) // 2 and set(given.values()) == executed, (executed, given)
-    stale = [name for name, key in figure_keys().items() if figures[name] == key]
+    stale = [name for name, key in culpa.figure_keys.items() if lesson.figure_keys[name] == key]
     assert not stale, f"editing culpa did not redraw the figures {stale}"
-    assert all(lab_keys()[k] != labs[k] for k in labs), "editing culpa left a lab's cache key unchanged"
-    rendered, executed_after = render_keys(), notebooks()
-    assert set(rendered) == set(renders), "a lab lost its rendered-HTML cache"
+    assert all(culpa.lab_keys[k] != labs[k] for k in labs), "editing culpa left a lab's cache key unchanged"
+    assert set(culpa.render_keys) == set(before.render_keys), "a lab lost its rendered-HTML cache"
     for lab in labs:
-        notebook_changed = executed_after[lab] != executed_before[lab]
-        render_changed = rendered[f"{lab}.html.json"] != renders[f"{lab}.html.json"]
+        notebook_changed = culpa.notebooks[lab] != lesson.notebooks[lab]
+        render_changed = culpa.render_keys[f"{lab}.html.json"] != lesson.render_keys[f"{lab}.html.json"]
         assert notebook_changed == render_changed, (
             f"{lab}: its executed notebook {'changed' if notebook_changed else 'did not change'} but its "
             f"rendered HTML's cache key {'did' if render_changed else 'did not'}"
