@@ -49,7 +49,7 @@ def non_finite_raises():
 
 def seed(grad, root):
     """The gradient backward starts from: 1 for a scalar, else a copy of what the caller passes."""
-    data = root.data
+    data = root._data
     if grad is None:
         if data.size != 1:
             raise messages.need_a_scalar(root)
@@ -85,7 +85,7 @@ def checked_shares(node, g, retain_graph):
         parent = parents[position]
         if not parent.requires_grad:
             continue
-        data = parent.data
+        data = parent._data  # the slot behind .data: no property call per share
         if type(share) is not ndarray or (share.dtype is not data.dtype and share.dtype != data.dtype):
             share = np.asarray(share, dtype=data.dtype)  # a NumPy scalar, or a result of mixed dtypes
         if share.shape != data.shape:

@@ -12,7 +12,7 @@ ACTIVATIONS = ("tanh", "sigmoid", "relu")
 
 def linear(x, weight, bias):
     """z = W h + b for one vector h, X @ W.T + b for a batch X of rows: one op, the seed's closed forms."""
-    X, W, b = x.data, weight.data, bias.data
+    X, W, b = x._data, weight._data, bias._data  # the slots behind .data: no property call per read
     try:
         out = X @ W.T
         if b.ndim <= 1 and b.dtype == out.dtype:
@@ -138,7 +138,7 @@ class SGD:
             lr = lrs.get(grad.dtype)
             if lr is None:
                 lr = lrs[grad.dtype] = np.asarray(self.lr, dtype=grad.dtype)
-            data = p.data  # updated in place, as torch does: the arrays the graph recorded are the parameters
+            data = p._data  # updated in place, as torch does: the graph's arrays are the parameters
             if data.size <= SGD_SLICE:
                 data -= lr * grad
             else:
