@@ -64,14 +64,18 @@ def cross_entropy(logits, target):
 def checked_logits_and_target(logits, target):
     """(logits as a Tensor, its rows as a C-ordered 2-D array, flat positions of each row's target),
     with the mistakes of a first loss named: swapped arguments, one-hot targets, wrong shapes."""
-    if not isinstance(logits, Tensor) and _integers(logits) and not _integers(target) \
-            and np.ndim(_values(target)) == 2:  # cross_entropy(target, logits)
+    if isinstance(logits, Tensor):
+        z = logits
+    elif _integers(logits) and not _integers(target) and np.ndim(_values(target)) == 2:  # (target, logits)
         raise messages.swapped_arguments(np.shape(_values(logits)), np.shape(_values(target)))
-    z = as_tensor(logits)
-    shape = z.shape
+    else:
+        z = as_tensor(logits)
+    rows = z._data  # the slot behind .data: no property call
+    shape = rows.shape
     if len(shape) not in (1, 2):
         raise messages.logits_shape(shape)
-    rows = z.data.reshape(1, -1) if len(shape) == 1 else z.data
+    if len(shape) == 1:
+        rows = rows.reshape(1, -1)
     if rows.shape[0] == 0:
         raise messages.empty_batch(shape)
     rows = np.ascontiguousarray(rows)
@@ -93,7 +97,7 @@ def _integers(x):
 def _probabilities(rows):
     """Every row in [0, 1] and summing to 1. A look at a few values of the first row comes first: logits
     rarely pass it, so the check costs a training step almost nothing."""
-    if not 0.0 <= rows[0, 0] <= 1.0 or not 0.0 <= rows[-1, -1] <= 1.0:
+    if not 0.0 <= rows.item(0) <= 1.0 or not 0.0 <= rows.item(-1) <= 1.0:  # rows[0, 0], rows[-1, -1]
         return False
     head = rows[0, :16].tolist()
     if min(head) < 0 or max(head) > 1 or (len(head) == rows.shape[1] and abs(sum(head) - 1) > 1e-6):
@@ -104,12 +108,9 @@ def _probabilities(rows):
 _last_rows = [np.arange(0)]  # 0, 1, ..., n-1 for the last batch size: a training loop asks for the same
 
 
-def _row_numbers(n):
-    rows = _last_rows[0]
-    if len(rows) != n:
-        rows = np.arange(n)
-        rows.flags.writeable = False  # shared between calls: nobody may write into it
-        _last_rows[0] = rows
+def _new_row_numbers(n):
+    rows = _last_rows[0] = np.arange(n)
+    rows.flags.writeable = False  # shared between calls: nobody may write into it
     return rows
 
 
@@ -126,9 +127,13 @@ def _target_positions(target, rows, shape):
         if target.dtype.kind not in "iu":
             raise messages.target_type(target.dtype)
         target = target.reshape(-1)
-    if target.shape[0] == rows.shape[0]:
+    n = rows.shape[0]
+    if target.shape[0] == n:
+        numbers = _last_rows[0]
+        if len(numbers) != n:
+            numbers = _new_row_numbers(n)
         try:  # raises for any index outside [0, classes), negative ones included
-            return np.ravel_multi_index((_row_numbers(rows.shape[0]), target), rows.shape)
+            return np.ravel_multi_index((numbers, target), rows.shape)
         except ValueError:
             pass
     raise messages.target_range(shape, rows.shape[-1], target)
