@@ -319,8 +319,8 @@ def op_result(data, op, parents, backward):
     This is how every op is made, and how to add one: compute `data` from the parents' data, and write
     `backward(g)` returning a tuple with one gradient (or None) per parent, of that parent's shape.
     """
-    out = Tensor.__new__(Tensor)
-    out._data = data if type(data) is np.ndarray else np.asarray(data)
+    out = new_tensor(Tensor)
+    out._data = data if type(data) is ndarray else np.asarray(data)
     out.grad, out.name, out.op, out.version = None, None, op, next(_stamps)
     if switch.enabled:
         for parent in parents:
@@ -333,6 +333,7 @@ def op_result(data, op, parents, backward):
     return out
 
 
+ndarray, new_tensor = np.ndarray, Tensor.__new__  # as globals: 3.11 looks np.X up the slow way each time
 watchers = []  # functions called with every tensor made while they watch (see internals.recording)
 
 
