@@ -16,7 +16,6 @@ of the repository, with the copy's snippets/ first on PYTHONPATH (tests/support/
 from __future__ import annotations
 
 import hashlib
-import importlib.metadata
 import platform
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -72,6 +71,8 @@ def culpa_sources(package: Path | None = None) -> list[Path]:
 
 def versions(*packages: str) -> dict[str, str]:
     """Python's version and those of `packages` (a cache key's part: another numpy can draw otherwise)."""
+    import importlib.metadata  # here, not at the top: the explorers import this module in the reader's page
+
     found = {"python": platform.python_version()}
     for package in packages:
         try:
