@@ -3,12 +3,12 @@
 Session fixture `rebuilds` (a pytest plugin: tests/conftest.py lists it). The tests of the lab cache
 (`test_labs.py`), of the figure and lab caches together (`test_site_build.py`) and of the figures' determinism
 (`test_figures.py`) read what these builds did, instead of each building a copy of its own: a build of a copy
-costs 20 to 60 s of a 2-core machine, and the last one here, which executes every lab and draws every figure
+costs 11 to 63 s of a 2-core machine, and the last one here, which executes every lab and draws every figure
 again, is the largest single item of the suite.
 
 1. `again`: the copy built with its caches (the checkout's, copied) current: nothing to execute or draw. When
    the checkout's caches are behind its code (someone edits the tree while the suite runs), one build first
-   brings them up to date, and `caught_up` says so.
+   brings them up to date.
 2. `lesson_edited`: after a comment line is added to `snippets/lessons/training.py` (one figure reads it).
 3. `culpa_edited`: after a comment line is added to `snippets/culpa/tensor.py`, which every figure and lab
    depends on: every lab executes again and every figure is drawn again, in this build's process.
@@ -42,7 +42,6 @@ class Build:
 @dataclass
 class Rebuilds:
     project: Path
-    caught_up: bool
     before: Build  # the copy's caches before `again` (no build: what the checkout's builds left)
     again: Build
     lesson_edited: Build
@@ -53,14 +52,14 @@ def _state(project: Path, site: Path | None, log: str) -> Build:
     cache = project / ".cache"
     figures = {d.name: next(e.name for e in d.iterdir() if not e.name.startswith("."))
                for d in (cache / "figures").iterdir()} if (cache / "figures").is_dir() else {}
-    stamps = [p for p in sorted((cache / "labs").glob("*/*.json")) if not p.name.endswith(".html.json")]
-    labs = {f"{p.parent.name}/{p.stem}": json.loads(p.read_text())["key"] for p in stamps}
+    labs = {f"{lab.lang}/{lab.name}": lab for lab in notebooks.find_labs(project / "docs", cache / "labs")
+            if lab.stamp.is_file()}
     renders = {f"{p.parent.name}/{p.name}": json.loads(p.read_text())["key"]
                for p in sorted((cache / "labs").glob("*/*.html.json"))}
-    executed = {k: cache / "labs" / f"{k}.ipynb" for k in labs}
-    return Build(site, log, figures, labs, renders,
-                 {k: p.read_bytes() for k, p in executed.items() if p.is_file()},
-                 {k: p.stat().st_mtime_ns for k, p in executed.items() if p.is_file()})
+    return Build(site, log, figures,
+                 {k: json.loads(lab.stamp.read_text())["key"] for k, lab in labs.items()}, renders,
+                 {k: lab.executed.read_bytes() for k, lab in labs.items() if lab.executed.is_file()},
+                 {k: lab.executed.stat().st_mtime_ns for k, lab in labs.items() if lab.executed.is_file()})
 
 
 def _build(project: Path, target: Path) -> Build:
@@ -80,14 +79,12 @@ def rebuilds(built_site, tmp_path_factory) -> Rebuilds:
     tmp = tmp_path_factory.mktemp("rebuilds")
     project = copy_project(tmp / "project")
     labs = notebooks.find_labs(project / "docs", project / ".cache" / "labs")
-    caught_up = False
     if any(not notebooks.is_fresh(lab, notebooks.cache_key(lab.source)) for lab in labs):
         _build(project, tmp / "catch-up")  # the checkout changed since the session's build
-        caught_up = True
     before = _state(project, None, "")
     again = _build(project, tmp / "again")
     _append(project / "snippets" / "lessons" / "training.py", "\n# edited by a test\n")
     lesson_edited = _build(project, tmp / "lesson")
     _append(project / "snippets" / "culpa" / "tensor.py", "\n# edited by a test\n")
     culpa_edited = _build(project, tmp / "culpa")
-    return Rebuilds(project, caught_up, before, again, lesson_edited, culpa_edited)
+    return Rebuilds(project, before, again, lesson_edited, culpa_edited)
