@@ -8,9 +8,9 @@ os.environ.setdefault("CULPA_LOCAL_BUILD", "1")
 # page (Pyodide has no threads) and in the timed figures: the suite keeps both cores busy with its own
 # processes, and OpenBLAS's extra threads spin waiting for a core (page 07's code in a fresh interpreter:
 # 11 s of wall time with one thread, 53 s with two, while a browser test ran beside it). Set before
-# anything imports numpy (nothing has when pytest loads this file), so the names are written here: they are
-# the thread variables of culpa.benchmark.PINNED_ENV, which imports numpy (tests/test_suite_environment.py).
-BLAS_THREADS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+# anything imports numpy (nothing has when pytest loads this file): support/environment.py names them.
+from support.environment import BLAS_THREADS  # noqa: E402
+
 for _threads in BLAS_THREADS:
     os.environ.setdefault(_threads, "1")
 
