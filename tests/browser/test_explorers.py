@@ -87,8 +87,12 @@ def open_fresh(browser, site, lang, path):
 
 
 def start(tab, name):
+    """The explorer, built: scrolled into view, and, for the home page's preview, which waits for the reader's
+    first touch, clicked on its static figure (as a reader does: assets/explorers/start.js)."""
     root = tab.locator(f'[data-explorer="{name}"]').first
     root.scroll_into_view_if_needed()
+    if root.get_attribute("data-compact") is not None and not root.get_attribute("data-xp-state"):
+        root.locator("figure img").first.click()
     wait_until(
         tab, "(name) => document.querySelector(`[data-explorer='${name}']`).dataset.xpState === 'ready'",
         arg=name, timeout=10_000)
@@ -594,6 +598,46 @@ def test_an_explorer_loads_nothing_until_it_scrolls_into_view(browser, served_si
         context.close()
     assert before == "" and not early, f"{name}: started before it was in view ({before!r}, {early})"
     assert len(fetched) == 1, f"{name}: fetched {fetched} when it came into view"
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_home_preview_waits_for_the_readers_first_touch(browser, served_site, lang):
+    """On the home page the explorer's static figure is the preview, on the first screen: nothing of the
+    explorer is fetched or built at load, nor once in view (that work was most of the home page's main
+    thread at load on a phone); a click on the figure builds it with focus on its first control, and Tab
+    from the stop before it does too."""
+    seen = {}
+    for way in ("click", "tab"):
+        context = browser.new_context(viewport=PHONE)
+        tab = context.new_page()
+        fetched = []
+        tab.on("request", lambda r, into=fetched: into.append(r.url) if "/explorers/data/" in r.url else None)
+        try:
+            tab.goto(url(served_site, lang, HOME), wait_until="load")
+            root = tab.locator('[data-explorer="worked-example"]').first
+            root.scroll_into_view_if_needed()
+            tab.wait_for_timeout(500)
+            held = root.evaluate(WHERE_JS)
+            shown = root.locator("figure img").first.is_visible()
+            before = list(fetched)
+            if way == "click":
+                root.locator("figure img").first.click()
+            else:
+                root.evaluate(BEFORE_JS)
+                tab.locator("[data-just-before]").focus()
+                tab.keyboard.press("Tab")
+            wait_until(tab, "(r) => r.dataset.xpState === 'ready' && r.contains(document.activeElement)"
+                            " && document.activeElement !== r", arg=root.element_handle(), timeout=10_000)
+            first = root.locator("button, input, select").first.evaluate(
+                "(e) => e === document.activeElement")
+            seen[way] = (held["state"], shown, before, len(fetched), first)
+        finally:
+            context.close()
+    for way, (state, shown, before, count, first) in seen.items():
+        assert state == "" and shown and not before, (
+            f"home ({lang}): the preview started before the reader touched it ({state!r}, {before})")
+        assert count == 1 and first, (
+            f"home ({lang}), {way}: fetched {count} files; focus on its first control: {first}")
 
 
 BEFORE_JS = """(r) => {

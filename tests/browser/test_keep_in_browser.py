@@ -305,6 +305,26 @@ def test_a_reload_keeps_edits_and_the_explorers_step(browser, served_site, lang)
 
 
 @pytest.mark.parametrize("lang", LANGS)
+def test_the_home_previews_kept_step_comes_back_without_a_touch(browser, served_site, lang):
+    """The home page's preview waits for the reader's first touch (assets/explorers/start.js); a state kept
+    for it starts it at once on reload (keep.js wakes it), at the step the reader left."""
+    context, tab = open_page(browser, served_site, lang, "")
+    try:
+        root = start(tab, "worked-example")  # clicked: the reader's first touch
+        root.locator(".xp-stage").focus()
+        for _ in range(3):
+            tab.keyboard.press("ArrowRight")
+        wait_kept(tab, "kept && kept.explorers[0] && kept.explorers[0].state.step === 3")
+        tab.reload(wait_until="load")
+        kept_ready(tab)
+        wait_until(tab, "() => document.querySelector('[data-explorer]').dataset.step === '4'",
+                   timeout=10_000)
+        assert tab.errors == []
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("lang", LANGS)
 def test_a_page_whose_code_changed_asks_and_each_answer_does_what_it_says(browser, served_site, lang):
     w = words(lang)
     context, tab = open_page(browser, served_site, lang, PAGE)

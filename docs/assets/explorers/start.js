@@ -54,12 +54,21 @@
     function setup() {
       var roots = document.querySelectorAll('[data-explorer="' + name + '"]');
       var begin = function (root) { load(name, build, root); };
-      roots.forEach(function (root) { if (!root.dataset.xpState) holdPlace(root, begin); });
-      if (!("IntersectionObserver" in window)) { roots.forEach(begin); return; }
+      roots.forEach(function (root) {
+        if (!root.dataset.xpState) { holdPlace(root, begin); root.xpBegin = begin; }
+      });
+      /* The home page's preview (data-compact) is on the first screen, where building it would be most of
+         the page's work at load on a phone (tests/bench/README.md, "Site speed"): its static figure is the
+         preview until the reader touches it (a click or a tap focuses the root, as Tab does: holdPlace),
+         or until assets/run/keep.js has a state to put back in it (wake). */
+      var near = Array.prototype.filter.call(roots, function (root) {
+        return !root.hasAttribute("data-compact") || root.xpWoken;
+      });
+      if (!("IntersectionObserver" in window)) { near.forEach(begin); return; }
       var seen = new IntersectionObserver(function (entries) {
         entries.forEach(function (e) { if (e.isIntersecting) { seen.unobserve(e.target); begin(e.target); } });
       }, { rootMargin: "200px 0px" });
-      roots.forEach(function (root) { seen.observe(root); });
+      near.forEach(function (root) { seen.observe(root); });
     }
     if (window.document$ && typeof window.document$.subscribe === "function") window.document$.subscribe(setup);
     else if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", setup);
@@ -438,9 +447,14 @@
 
   /* What assets/run/keep.js keeps of an explorer (its header says how): each part of its state, {get, set},
      get() null at the book's start: "fields" (the reader's, while culpa's answer shows), "step", "view". */
+  /* An explorer that waits for the reader's touch, started now (keep.js, to put a kept state back). */
+  function wake(root) {
+    root.xpWoken = true;
+    if (root.xpBegin && !root.dataset.xpState) root.xpBegin(root);
+  }
   function keep(root, part, handle) { (root.xpKeep = root.xpKeep || {})[part] = handle; }
   function changed(root) { root.dispatchEvent(new CustomEvent("xp-change", { bubbles: true })); }
 
-  window.culpaExplorers = { start: start, keep: keep, changed: changed, el: el, fill: fill, language: language, strings: strings,
+  window.culpaExplorers = { start: start, wake: wake, keep: keep, changed: changed, el: el, fill: fill, language: language, strings: strings,
                             stepper: stepper, formula: formula, caption: caption, explore: explore, reader: reader };
 })();
