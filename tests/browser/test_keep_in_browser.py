@@ -275,6 +275,17 @@ def test_blame_and_nudge_states_travel_by_link(browser, served_site, lang):
         assert errors == []
 
 
+def three_steps_kept_then_reload(tab):
+    """The worked example started and moved three steps on from the keyboard, kept, then the page reloaded."""
+    root = start(tab, "worked-example")
+    root.locator(".xp-stage").focus()
+    for _ in range(3):
+        tab.keyboard.press("ArrowRight")
+    wait_kept(tab, "kept && kept.explorers[0] && kept.explorers[0].state.step === 3")
+    tab.reload(wait_until="load")
+    kept_ready(tab)
+
+
 @pytest.mark.parametrize("lang", LANGS)
 def test_a_reload_keeps_edits_and_the_explorers_step(browser, served_site, lang):
     w = words(lang)
@@ -282,18 +293,12 @@ def test_a_reload_keeps_edits_and_the_explorers_step(browser, served_site, lang)
     try:
         edit(tab, 2)
         made = code(tab, 2)
-        root = start(tab, "worked-example")
-        root.locator(".xp-stage").focus()
-        for _ in range(3):
-            tab.keyboard.press("ArrowRight")
-        wait_kept(tab, "kept.explorers[0]")
-        tab.reload(wait_until="load")
-        kept_ready(tab)
+        three_steps_kept_then_reload(tab)
         both = fill(w["whatBlock"], blocks=3) + w["and"] + w["whatExplorer"]
         assert said(tab) == fill(w["restored"], what=both)
         assert code(tab, 2) == made, "the edit did not survive the reload"
         assert untouched_output(tab, 2)
-        root = start(tab, "worked-example")
+        start(tab, "worked-example")
         wait_until(tab, "() => document.querySelector('[data-explorer]').dataset.step === '4'")
         # the block's own Reset forgets the kept edit
         press(tab, '[data-run-bar="2"] [data-run="reset"]')
@@ -310,13 +315,7 @@ def test_the_home_previews_kept_step_comes_back_without_a_touch(browser, served_
     for it starts it at once on reload (keep.js wakes it), at the step the reader left."""
     context, tab = open_page(browser, served_site, lang, "")
     try:
-        root = start(tab, "worked-example")  # clicked: the reader's first touch
-        root.locator(".xp-stage").focus()
-        for _ in range(3):
-            tab.keyboard.press("ArrowRight")
-        wait_kept(tab, "kept && kept.explorers[0] && kept.explorers[0].state.step === 3")
-        tab.reload(wait_until="load")
-        kept_ready(tab)
+        three_steps_kept_then_reload(tab)  # start() clicks the preview: the reader's first touch
         wait_until(tab, "() => document.querySelector('[data-explorer]').dataset.step === '4'",
                    timeout=10_000)
         assert tab.errors == []
