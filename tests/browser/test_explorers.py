@@ -630,14 +630,22 @@ def test_the_home_preview_waits_for_the_readers_first_touch(browser, served_site
                             " && document.activeElement !== r", arg=root.element_handle(), timeout=10_000)
             first = root.locator("button, input, select").first.evaluate(
                 "(e) => e === document.activeElement")
-            seen[way] = (held["state"], shown, before, len(fetched), first)
+            seen[way] = (held["state"], shown, before, len(fetched), first, tab.evaluate(FOCUS_SHOWN_JS))
         finally:
             context.close()
-    for way, (state, shown, before, count, first) in seen.items():
+    for way, (state, shown, before, count, first, where) in seen.items():
         assert state == "" and shown and not before, (
             f"home ({lang}): the preview started before the reader touched it ({state!r}, {before})")
         assert count == 1 and first, (
             f"home ({lang}), {way}: fetched {count} files; focus on its first control: {first}")
+        assert where["header"] <= where["top"] and where["bottom"] <= where["height"], (
+            f"home ({lang}), {way}: the focused control is not on screen below the header: {where}")
+
+
+# where the focused element is on the screen, and where Material's sticky header ends
+FOCUS_SHOWN_JS = """() => { const box = document.activeElement.getBoundingClientRect();
+  return { top: box.top, bottom: box.bottom, height: innerHeight,
+           header: document.querySelector('.md-header').getBoundingClientRect().bottom }; }"""
 
 
 BEFORE_JS = """(r) => {
