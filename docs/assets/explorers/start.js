@@ -1,8 +1,9 @@
 /* Starts the explorers of a page: the one copy of what every explorer does besides its own drawing.
    sitebuild/steps/explorers.py loads this script first (deferred, so it runs before the explorers' scripts).
    An explorer's script calls culpaExplorers.start(NAME, build): each root element with
-   data-explorer="NAME" fetches data/NAME.json (beside this file) when it scrolls into view, then
-   build(root, data) draws it. data-xp-state on the root says loading, ready or failed.
+   data-explorer="NAME" fetches data/NAME.json (beside this file) when it scrolls into view (the home
+   page's preview, data-compact: when the reader first touches it), then build(root, data) draws it.
+   data-xp-state on the root says loading, ready or failed.
    The helpers every explorer builds with are here too: el, fill, language, strings, formula (a formula
    typeset at build time, its numbers put in their slots) and stepper (the step controls, their keys and
    Play, for the explorers that step), and explore: the explorer's data for the reader's numbers, computed by
@@ -445,13 +446,16 @@
              mine: function () { return mine; } };
   }
 
-  /* What assets/run/keep.js keeps of an explorer (its header says how): each part of its state, {get, set},
-     get() null at the book's start: "fields" (the reader's, while culpa's answer shows), "step", "view". */
-  /* An explorer that waits for the reader's touch, started now (keep.js, to put a kept state back). */
+  /* The home page's preview, which waits for the reader's touch, started now (by keep.js, to put a kept
+     state back in it). Any other explorer starts when it scrolls into view, kept state or not. */
   function wake(root) {
+    if (!root.hasAttribute("data-compact")) return;
     root.xpWoken = true;
     if (root.xpBegin && !root.dataset.xpState) root.xpBegin(root);
   }
+
+  /* What assets/run/keep.js keeps of an explorer (its header says how): each part of its state, {get, set},
+     get() null at the book's start: "fields" (the reader's, while culpa's answer shows), "step", "view". */
   function keep(root, part, handle) { (root.xpKeep = root.xpKeep || {})[part] = handle; }
   function changed(root) { root.dispatchEvent(new CustomEvent("xp-change", { bubbles: true })); }
 

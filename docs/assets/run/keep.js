@@ -190,7 +190,7 @@
       var entry = kept.explorers[i];
       if (!roots[i] || roots[i].dataset.explorer !== entry.name) { delete kept.explorers[i]; return; }
       waiting[i] = entry.state;
-      if (window.culpaExplorers && window.culpaExplorers.wake) window.culpaExplorers.wake(roots[i]);  /* the home preview */
+      if (window.culpaExplorers) window.culpaExplorers.wake(roots[i]);  /* the home preview waits for a touch */
       restoreExplorer(i);
     });
     write(kept);
