@@ -47,8 +47,8 @@ def cross_entropy(logits, target):
     shifted = rows - rows.max(axis=1, keepdims=True)
     e = np.exp(shifted)
     total = e.sum(axis=1, keepdims=True)
-    # the mean of log(sum of e) - shifted[target]
-    loss = (np.log(total).sum() - shifted.ravel()[picked].sum()) / n
+    # the mean over the rows of log(sum of e) - shifted[target]
+    loss = (np.log(total).ravel() - shifted.ravel()[picked]).sum() / n
 
     def backward(g):  # dL/dz = (softmax(z) - onehot(target)) / batch
         grad = e / total
