@@ -3,7 +3,7 @@
 The sections are shown, in this order, on docs/pt/09-training.md and
 docs/en/09-training.md; the tests run them in one fresh interpreter and compare
 what they print with what the pages show. The data, seed and hyperparameters
-are those of the training figure (snippets/figures/training.py), so that the
+are those of the training figure (sitebuild/figures/training.py), so that the
 figure shows this very run. Lines stay within 80 characters: the width of the
 page's code column.
 """

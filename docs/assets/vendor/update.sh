@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Re-creates the vendored front-end assets from the npm registry (never a CDN).
 # Versions are pinned here and recorded in VENDORED.md beside this script.
-#   KaTeX   -> docs/assets/vendor/katex/   (katex.min.js typesets at build time, docs/hooks/katex_render.py;
+#   KaTeX   -> docs/assets/vendor/katex/   (katex.min.js typesets at build time, snippets/sitebuild/steps/katex_render.py;
 #              the site serves its CSS, fonts and contrib/copy-tex.min.js)
 #   axe-core -> tests/vendor/axe-core/     (injected by the browser tests only)
 #   Pyodide  -> docs/assets/vendor/pyodide/ (served by the site: Python in the reader's browser, "Run")
