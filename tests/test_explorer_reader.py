@@ -373,3 +373,27 @@ def test_nudge_a_field_culpa_cannot_read_is_named_and_nothing_is_computed(nudge_
     answer = ask(fields, typeset_index(nudge_book), "nudge")
     assert answer == {"ok": False, "problems": answer["problems"]}, answer
     assert [(p["field"], p["problem"]) for p in answer["problems"]] == expected
+
+
+def test_nudge_a_readers_theta_shows_the_same_whatever_came_before(monkeypatch):
+    """The reader's knobs keep their losses from one θ to the next (nudge._reader_knobs): the answer for a θ
+    is the one fresh knobs give, after other θs on either knob, and after the kept losses were let go."""
+    sequence = [("smooth", 0.7), ("smooth", -1.0), ("kink", 0.3), ("smooth", 0.65), ("kink", -2.2),
+                ("smooth", 0.7), ("kink", 0.3)]
+    nudge._kept_knobs.cache_clear()
+    kept = [explorers.to_json(nudge.export(theta=theta, kind=kind)) for kind, theta in sequence]
+    monkeypatch.setattr(nudge, "KEPT_LOSSES", 150)  # fewer than one θ's: the memo is cleared midway
+    nudge._kept_knobs.cache_clear()
+    cleared = [explorers.to_json(nudge.export(theta=theta, kind=kind)) for kind, theta in sequence]
+    knobs = [knob for kind in nudge.KINDS for knob in nudge._reader_knobs(kind).values()]
+    assert all(len(knob._losses) <= 150 for knob in knobs)
+    fresh = []
+    for kind, theta in sequence:
+        nudge._kept_knobs.cache_clear()
+        fresh.append(explorers.to_json(nudge.export(theta=theta, kind=kind)))
+    assert kept == fresh
+    assert cleared == fresh
+    # the curve of θ and of a nearby θ share their points: what the kept losses are for
+    near, far = nudge._curve("smooth", 0.7), nudge._curve("smooth", 0.65)
+    assert len(set(near) & set(far)) == len(near) - 1
+    assert abs((near[0] + near[-1]) / 2 - 0.7) <= (near[1] - near[0]) / 2 + 1e-12

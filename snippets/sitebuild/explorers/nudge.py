@@ -18,7 +18,8 @@ kink itself, θ = 0, where no ε helps; the same grids, plots and precisions, un
 
 The reader's numbers: a value θ for the knob chosen (smooth or kink). `read(fields)` reads it, and
 `export(theta, kind)` computes the same data for that knob alone, at that θ only (every ε, both precisions;
-its curve centred on θ), as the page in the reader's browser does.
+its curve around θ), as the page in the reader's browser does. The reader's knobs are kept from one
+θ to the next, with every loss they computed: the curve's points sit on a lattice, so a new θ reuses most.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ INPUTS = ["snippets/lessons/a_billion_knobs.py", "snippets/lessons/honest_habits
 KINDS = ("smooth", "kink")  # the knobs the reader can choose; the first is where the explorer starts
 # the kink's grid: around the kink itself, close enough that the steps that cross it show
 KINK_OFFSETS = np.round(np.linspace(-0.3, 0.3, 13), 10)
-KINK_CURVE = np.linspace(-0.65, 0.65, 105)
+KINK_CURVE = (0.65, 105)  # where L is drawn around the kink: half-width in θ, points
 TANGENT = {"smooth": 0.8, "kink": 0.2}  # half the tangent's length, in θ
 LIMIT = 5.0  # the reader's θ, at most this far from 0
 
@@ -43,7 +44,8 @@ OFFSETS = np.round(np.linspace(-1.5, 1.5, 13), 10)  # knob positions around the 
 EPS_EXPONENTS = np.arange(-24, 1) / 2  # ε = 10^-12, 10^-11.5, ..., 1
 DEFAULT_EPS = int(np.flatnonzero(EPS_EXPONENTS == -5)[0])  # ε = 1e-5; each knob starts at its grid's middle
 PRECISIONS = ("float64", "float32")  # the first is where the explorer starts
-CURVE = np.linspace(-2.6, 2.6, 105)  # where L is drawn (wide enough for θ ± 1 at the grid's ends)
+CURVE = (2.6, 105)  # where L is drawn: half-width in θ (wide enough for θ ± 1 at the grid's ends), points
+KEPT_LOSSES = 20_000  # the reader's knobs keep at most this many losses (a few kilobytes each)
 FLOOR = 1e-17  # an error that is exactly 0 is drawn here on the log axis
 PLOT_L = {"width": 320, "height": 180, "pad": 14}
 PLOT_E = {"width": 320, "height": 180, "pad": 14, "low": -17, "high": 1}
@@ -133,13 +135,16 @@ class Knob:
     def _loss_here(self):
         """The loss, without a graph, with the knob where it is now, each knob value computed once: an
         export asks for the same few again and again (f(θ) for every ε's forward difference, f(θ ± ε) for
-        both differences and for the secant drawn through them). The knob's value in its precision is the
-        key: the loss is a function of it alone."""
+        both differences and for the secant drawn through them), and the reader's knobs, kept between
+        exports, the curve's points of the θ before. The knob's value in its precision is the key: the loss
+        is a function of it alone (the knob is the only thing that moves in its model)."""
         import culpa
 
         memo = self.__dict__.setdefault("_losses", {})
         knob = float(self.weight.data[self.index])
         if knob not in memo:
+            if len(memo) >= KEPT_LOSSES:  # a reader's long session: start afresh
+                memo.clear()
             with culpa.no_grad():
                 memo[knob] = self.loss()
         return memo[knob]
@@ -186,6 +191,29 @@ def _knob(kind: str, page, precision: str) -> Knob:
     return (Knob if kind == "smooth" else KinkKnob)(page, precision)
 
 
+def _reader_knobs(kind: str) -> dict[str, Knob]:
+    """The knobs of the reader's exports, one per precision, kept from one export to the next (for each
+    version of the lesson): the L curve sits on a lattice (`_curve`), so the reader's next θ finds most of
+    its losses computed, as each knob keeps every loss it computed (`Knob._loss_here`)."""
+    lesson = "a_billion_knobs.py" if kind == "smooth" else "honest_habits.py"
+    return _kept_knobs(kind, (lessons.LESSONS / lesson).stat().st_mtime_ns)
+
+
+@functools.cache
+def _kept_knobs(kind: str, _version: int) -> dict[str, Knob]:
+    page = _page() if kind == "smooth" else _kink_page()
+    return {precision: _knob(kind, page, precision) for precision in PRECISIONS}
+
+
+def _curve(kind: str, center: float) -> np.ndarray:
+    """Where L is drawn: evenly spaced θ around `center`, on the lattice of multiples of their spacing
+    (centred on `center` to within half a spacing), so that curves around nearby θ share their points."""
+    half, count = CURVE if kind == "smooth" else KINK_CURVE
+    spacing = 2 * half / (count - 1)
+    first = round((center - half) / spacing)
+    return np.round((first + np.arange(count)) * spacing, 12)
+
+
 def _lesson_theta(kind: str, page) -> float:
     """Where the book centres each knob's grid: the smooth knob's value in page 01's model, the kink."""
     return float(page["knob"].data[1, 0]) if kind == "smooth" else 0.0
@@ -200,11 +228,13 @@ def _xy_e(exponent, error):
     return [round(float(x), 1), round(float(y), 1)]
 
 
-def _view(kind: str, page, center: float, offsets) -> dict:
+def _view(kind: str, page, center: float, offsets, models: dict[str, Knob] | None = None) -> dict:
     """One knob's grids: for each precision, each θ = center + offset and each ε, what the explorer shows;
-    the L plot (its curve centred on `center`)."""
-    curve_x = center + (CURVE if kind == "smooth" else KINK_CURVE)
-    exact64 = _knob(kind, page, "float64")
+    the L plot (its curve around `center`). `models`: the knob to ask in each precision (new ones if
+    None)."""
+    models = models or {precision: _knob(kind, page, precision) for precision in PRECISIONS}
+    curve_x = _curve(kind, center)
+    exact64 = models["float64"]
     curve_y = [exact64.value(t) for t in curve_x]
     low, high = min(curve_y), max(curve_y)
     span = (high - low) or 1.0
@@ -217,7 +247,7 @@ def _view(kind: str, page, center: float, offsets) -> dict:
 
     grids, reach = {}, TANGENT[kind]
     for precision in PRECISIONS:
-        model = exact64 if precision == "float64" else _knob(kind, page, precision)
+        model = models[precision]
         knobs = []
         for theta in center + np.asarray(offsets):
             value, exact = model.measure(float(theta))
@@ -264,7 +294,7 @@ def export(theta=None, kind=None) -> dict:
             page = pages[k]()
             views[k] = _view(k, page, _lesson_theta(k, page), OFFSETS if k == "smooth" else KINK_OFFSETS)
     else:  # the reader's θ, on the knob they chose, alone
-        views = {kind: _view(kind, pages[kind](), float(theta), [0.0])}
+        views = {kind: _view(kind, None, float(theta), [0.0], _reader_knobs(kind))}
     first, *others = list(views.values())
     w, h, pad = PLOT_E["width"], PLOT_E["height"], PLOT_E["pad"]
     return {
