@@ -332,19 +332,27 @@ function withoutMagics(code) {
 }
 
 // The explorers' exporters and the lessons they run, written into site-packages as files of their own
-// (sitebuild/ and lessons/, as in the repository's snippets/), so that they import as in the build.
-async function installExplorers(pyodide) {
-  const manifest = await fetch(explorersURL + "manifest.json").then((response) => {
-    if (!response.ok) throw new Error(`explorers/py/manifest.json: HTTP ${response.status}`);
-    return response.json();
-  });
-  const sources = await Promise.all(
-    manifest.files.map(async (path) => {
-      const response = await fetch(explorersURL + path);
+// (sitebuild/ and lessons/, as in the repository's snippets/), so that they import as in the build. Their
+// download starts with the first message that needs them, while Python may still be loading (the first
+// explore of a cold page is sent at once): it is not one of Python's files, so it is not followed as one.
+let explorerFiles = null;
+function explorerSources() {
+  if (explorerFiles) return explorerFiles;
+  const get = (path, read) =>
+    native.fetch.call(self, explorersURL + path).then((response) => {
       if (!response.ok) throw new Error(`explorers/py/${path}: HTTP ${response.status}`);
-      return response.text();
-    }),
-  );
+      return response[read]();
+    });
+  explorerFiles = get("manifest.json", "json").then(async (manifest) => ({
+    manifest,
+    sources: await Promise.all(manifest.files.map((path) => get(path, "text"))),
+  }));
+  explorerFiles.catch(() => {}); // awaited by the message that needs it, which says what failed; not a load failure
+  return explorerFiles;
+}
+
+async function installExplorers(pyodide) {
+  const { manifest, sources } = await explorerSources();
   const root = pyodide.runPython("import sysconfig\nsysconfig.get_paths()['purelib']");
   manifest.files.forEach((path, k) => {
     const file = `${root}/${path}`;
@@ -404,6 +412,7 @@ function queued(task) {
 
 self.onmessage = (event) => {
   const message = event.data;
+  if (message.type === "explore" || message.type === "check" || message.type === "graph") explorerSources();
   if (message.type === "explore") return explore(message);
   if (message.type === "check") return check(message);
   if (message.type === "graph") return graph(message);
