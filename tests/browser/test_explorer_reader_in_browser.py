@@ -464,3 +464,33 @@ def test_nudge_the_books_numbers_come_back(sessions, lang):
     assert restored["numbers"] == "book" and restored["slider"], restored
     assert sorted(restored["shown"]["numbers"]) == sorted(expected)
     assert restored["field"] == view["theta"][lang]
+
+
+def test_a_missing_explorer_file_is_named_and_the_next_compute_fetches_it_again(browser, served_site):
+    """worker.js starts downloading the explorers' files with the first explore, while Python may still load:
+    one of them missing (the manifest, 404) is said in the explorer's status, named with the server's answer;
+    the book's numbers stay; nothing says that Python failed to load. The reader computes again once the file
+    is back, and culpa's numbers come: a failed download is not kept."""
+    lang, missing = "pt", "**/assets/explorers/py/manifest.json"
+    words = strings.of(lang)["explorer-worked-example"]
+    context, tab = open_fresh(browser, served_site, lang, PAGE)
+    try:
+        context.route(missing, lambda route: route.fulfill(status=404, body="planted 404"))
+        root = start(tab, "worked-example")
+        fields = root.locator(".xp-inputs input")
+        for k, typed in enumerate(["1", "2", "3"]):
+            fields.nth(k).fill(typed)
+        fields.nth(2).press("Enter")
+        wait_answer(tab)
+        said = root.locator(".xp-status").text_content()
+        numbers = root.get_attribute("data-numbers")
+        context.unroute(missing)
+        fields.nth(2).press("Enter")
+        wait_answer(tab)
+        again = root.locator(".xp-status").text_content(), root.get_attribute("data-numbers")
+    finally:
+        context.close()
+    assert said == words["failed"].format(error="explorers/py/manifest.json: HTTP 404"), said
+    assert numbers == "book", "a failed compute changed the explorer's numbers"
+    assert again == (words["computed"], "reader"), f"once the file was back: {again}"
+    assert [e for e in tab.errors if "manifest.json" not in e] == [], tab.errors[:5]

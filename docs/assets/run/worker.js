@@ -347,7 +347,9 @@ function explorerSources() {
     manifest,
     sources: await Promise.all(manifest.files.map((path) => get(path, "text"))),
   }));
-  explorerFiles.catch(() => {}); // awaited by the message that needs it, which says what failed; not a load failure
+  // awaited by the message that needs it, which says what failed (not a failed load of Python); the next
+  // message asks again: a reader's network may be back
+  explorerFiles.catch(() => (explorerFiles = null));
   return explorerFiles;
 }
 
