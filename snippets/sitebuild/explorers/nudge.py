@@ -45,7 +45,7 @@ EPS_EXPONENTS = np.arange(-24, 1) / 2  # ε = 10^-12, 10^-11.5, ..., 1
 DEFAULT_EPS = int(np.flatnonzero(EPS_EXPONENTS == -5)[0])  # ε = 1e-5; each knob starts at its grid's middle
 PRECISIONS = ("float64", "float32")  # the first is where the explorer starts
 CURVE = (2.6, 105)  # where L is drawn: half-width in θ (wide enough for θ ± 1 at the grid's ends), points
-KEPT_LOSSES = 20_000  # the reader's knobs keep at most this many losses (a few kilobytes each)
+KEPT_LOSSES = 20_000  # the most losses a reader's knob keeps (a 0-d tensor each, about 0.4 KB: 8 MB at most)
 FLOOR = 1e-17  # an error that is exactly 0 is drawn here on the log axis
 PLOT_L = {"width": 320, "height": 180, "pad": 14}
 PLOT_E = {"width": 320, "height": 180, "pad": 14, "low": -17, "high": 1}
