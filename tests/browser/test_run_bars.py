@@ -102,3 +102,47 @@ def test_without_javascript_no_bar_and_no_editable_code(browser, served_site, pa
     assert bars > 0, f"{path}: no Run bars in its HTML"
     assert shown == 0, f"{path}: {shown} Run bars or outputs shown without JavaScript"
     assert editable == 0, f"{path}: {editable} editable elements without JavaScript"
+
+
+# scroll so that the control's top sits under Material's sticky header (where a reader's scroll can leave
+# it), move the focus to it from a script, as run.js, keep.js and the exercises do, and say where it is then
+FOCUS_FROM_UNDER_THE_HEADER = """(selector) => {
+  const control = document.querySelector(selector);
+  const header = () => document.querySelector('.md-header').getBoundingClientRect().bottom;
+  scrollTo({top: scrollY + control.getBoundingClientRect().top - header() / 2, behavior: 'instant'});
+  const before = control.getBoundingClientRect().top;
+  control.focus();
+  const box = control.getBoundingClientRect();
+  return {before, top: box.top, bottom: box.bottom, header: header(), height: innerHeight,
+          focused: document.activeElement === control};
+}"""
+CONTROLS = {"a block's Run": '[data-run="run"]', "a block's code (its caret)": "[data-run-block] code",
+            "an exercise's answer": ".ex-answer"}
+# where a heading reached by its anchor lands: Material's place for it, 3.4rem from the top (its
+# scroll-margin of 3.6rem less 0.2rem for h2), 0.6rem = 12 px below the header's 48 px: 52 to 76 px
+ANCHORED = """() => { const h = document.querySelectorAll('.md-typeset h2[id]')[1];
+  location.hash = h.id; return h.getBoundingClientRect().top; }"""
+
+
+@pytest.mark.parametrize("viewport", [{"width": 1280, "height": 800}, {"width": 390, "height": 844}],
+                         ids=["desktop", "phone"])
+def test_a_control_given_the_focus_is_shown_below_the_sticky_header(browser, served_site, viewport):
+    """A control that gets the focus (from Tab, or from a script: the Run button once the keep question
+    closes, an exercise's next field, an explorer's first control) scrolls to below Material's sticky
+    header, not under it, where the reader could not see where the focus went (site.css's scroll-padding)."""
+    context, tab = kept_tab(browser, served_site.base + PAGES["pt"], viewport=viewport,
+                            reduced_motion="reduce")
+    try:
+        wait_until(tab, "() => document.querySelector('[data-run-block] code').getAttribute('role')",
+                   timeout=10_000)  # run.js has set the blocks up
+        where = {name: tab.evaluate(FOCUS_FROM_UNDER_THE_HEADER, selector)
+                 for name, selector in CONTROLS.items()}
+        heading_top = tab.evaluate(ANCHORED)
+    finally:
+        context.close()
+    for name, w in where.items():
+        assert w["focused"] and w["before"] < w["header"], f"{PAGES['pt']} {viewport}: {name} not set up: {w}"
+        assert w["header"] <= w["top"] and w["bottom"] <= w["height"], (
+            f"{PAGES['pt']} {viewport}: {name}, focused, is under the sticky header or off screen: {w}")
+    assert 52 <= heading_top <= 76, (
+        f"{PAGES['pt']} {viewport}: a heading reached by its anchor is at {heading_top} px from the top")
