@@ -132,7 +132,7 @@ class Recorder:
         made.file, made.line, made.name, made.run = file, line, None, self._run
         # what backward releases, kept for a small op only: a big one's arrays are freed as the engine frees
         # them (a page that measures memory, as page 07 does, sees the same numbers recorded or not)
-        small = t._data.size <= KEEP and all(p._data.size <= KEEP for p in t.parents)
+        small = t.data.size <= KEEP and all(p.data.size <= KEEP for p in t.parents)
         made.parents, made.backward = (t.parents, t.local_backward) if small else (None, None)
         t.origin = made
 

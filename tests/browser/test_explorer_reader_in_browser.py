@@ -6,8 +6,10 @@ its last step, shows exactly the numbers that sitebuild/explorers/worked_example
 process for the same inputs; a field culpa cannot read is named in the page's language, marked invalid, and
 changes nothing; "Back to the book's numbers" brings the build's numbers back; every request stays on the
 site; the focus never falls to the page's <body>. A planted difference (one expected gradient altered) is
-caught. The same for a few inputs of the blame explorer (page 04: the input x and the activation) and of the
-nudge explorer (page 08: the knob's value, on the smooth knob or the kink), with one Python for all three:
+caught. Then, with the last case's numbers, every step by the keyboard: each step's numbers and what it
+announces are culpa's for those numbers. The same for 20 inputs of the blame explorer (page 04: the input
+x and the activation; every step of the last one) and of the nudge explorer (page 08: the knob's value, on
+the smooth knob or the kink, in both precisions, with what each announces), with one Python for all three:
 their roots, as the build wrote them on their own pages (the page's words, culpa's wheel), and their scripts
 are brought onto page 03 once the worked example is done, so that they ask the Python it started (a page's
 explorers share one; starting another costs seconds per page). tests/browser/test_explorers.py drives each
@@ -24,9 +26,11 @@ import pytest
 from test_explorers import (
     SHOWN_JS,
     blame_expected,
+    drive_stepper,
     multiset_problems,
     nudge_expected,
     open_fresh,
+    said_problems,
     start,
     url,
     worked_example_expected,
@@ -43,8 +47,7 @@ from support.served import LANGS
 if find_chromium() is None and not in_ci():
     pytest.skip("browser tests skipped: no Chromium", allow_module_level=True)
 
-CASES = 20
-FEW = 4  # the blame and nudge explorers' inputs per language: each costs a recompute, not a Python
+CASES = 20  # each explorer's inputs per language: each costs a recompute, not a Python
 PAGE = "03-worked-example/"
 PYODIDE = "/assets/vendor/pyodide/"
 COMPUTE_MS = 180_000  # the first answer loads Python in the page (a busy machine: tens of seconds)
@@ -110,6 +113,8 @@ def drive_sessions(browser, served_site):
             type_numbers(tab, root, typed, observed)
             status, numbers = root.locator(".xp-status").text_content(), root.get_attribute("data-numbers")
             runs.append((typed, z, observed, root.evaluate(SHOWN_JS), status, numbers))
+        # every step of the last case, by the keyboard: its numbers and what each step announces
+        stepped = drive_stepper(tab, root, "worked-example", we.export(z, observed), lang)
         # a field culpa cannot read: named, marked, nothing changes
         shown = root.evaluate(SHOWN_JS)
         first = root.locator(".xp-inputs input").first
@@ -126,7 +131,7 @@ def drive_sessions(browser, served_site):
         restored = {"shown": shown_at_last_step(tab, root), "numbers": root.get_attribute("data-numbers"),
                     "fields": [f.input_value() for f in root.locator(".xp-inputs input").all()]}
         found[lang] = {"before": before, "focused": focused, "keystroke_loads": keystroke_loads, "book": book,
-                       "runs": runs, "invalid": invalid, "restored": restored,
+                       "runs": runs, "stepped": stepped, "invalid": invalid, "restored": restored,
                        "requests": list(requests), "errors": list(tab.errors), "site": served_site.base}
         # the blame explorer (page 04) and the nudge explorer (page 08), brought here: the same Python
         bring(tab, url(served_site, lang, "04-through-a-network/"), "blame")
@@ -174,7 +179,7 @@ def bring(tab, address, name):
 def blame_cases(lang: str):
     """The reader's inputs for page 04: (the fields as typed, x, activation)."""
     rng = random.Random(f"blame-{lang}")
-    for _ in range(FEW):
+    for _ in range(CASES):
         x = [round(rng.uniform(-4, 4), rng.choice([0, 1, 2])) for _ in range(4)]
         typed = [f"{v}".replace("-", rng.choice(["-", "\u2212"])) for v in x]
         if lang == "pt":
@@ -199,6 +204,7 @@ def drive_blame(tab, lang):
         wait_answer(tab, "blame")
         status, numbers = root.locator(".xp-status").text_content(), root.get_attribute("data-numbers")
         runs.append((typed, x, activation, shown_at_last_step(tab, root), status, numbers))
+    stepped = drive_stepper(tab, root, "blame", blame.export(x, activation), lang)  # the last case's steps
     shown = root.evaluate(SHOWN_JS)
     fields.first.fill("abc")
     fields.first.press("Enter")
@@ -210,7 +216,7 @@ def drive_blame(tab, lang):
     tab.keyboard.press("Enter")
     restored = {"shown": shown_at_last_step(tab, root), "numbers": root.get_attribute("data-numbers"),
                 "fields": [f.input_value() for f in fields.all()], "activation": select.input_value()}
-    return {"book": book, "runs": runs, "invalid": invalid, "restored": restored}
+    return {"book": book, "runs": runs, "stepped": stepped, "invalid": invalid, "restored": restored}
 
 
 @pytest.mark.parametrize("lang", LANGS)
@@ -239,6 +245,14 @@ def last_step_problems(name, lang, runs, export, expected):
 def test_the_page_shows_what_cpython_culpa_computes_for_the_readers_numbers(sessions, lang):
     problems = last_step_problems("worked-example", lang, sessions[lang]["runs"], we.export,
                                   worked_example_expected)
+    assert not problems, "\n".join(problems[:10])
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_every_step_with_the_readers_numbers_shows_and_announces_culpas(sessions, lang):
+    """The last case's numbers, stepped through from the first step to the last and back by the keyboard:
+    every step's numbers, and what it announces, are what culpa computes here for those numbers."""
+    problems = sessions[lang]["stepped"] + sessions[lang]["blame"]["stepped"]
     assert not problems, "\n".join(problems[:10])
 
 
@@ -286,7 +300,7 @@ def test_every_request_stays_on_the_site_and_nothing_fails(sessions, lang):
 def nudge_cases(lang: str):
     """The reader's θ for page 08, on each knob in turn: (θ as typed, θ, the knob)."""
     rng = random.Random(f"nudge-{lang}")
-    for k in range(FEW):
+    for k in range(CASES):
         theta = round(rng.uniform(-2, 2) / rng.choice([1, 10, 100]), rng.choice([2, 3, 4]))
         typed = f"{theta}".replace("-", rng.choice(["-", "\u2212"]))
         yield (typed.replace(".", ",") if lang == "pt" else typed), theta, nudge.KINDS[k % 2]
@@ -393,6 +407,26 @@ def test_nudge_shows_what_cpython_culpa_computes_at_the_readers_theta(sessions, 
             problems += rounding_problems(f"{where}, {precision}", shown[precision], data, lang, precision)
         if numbers != "reader" or picked != kind or status != strings.of(lang)["explorer-nudge"]["computed"]:
             problems.append(f"{where}: data-numbers={numbers!r}, knob {picked!r}, status {status!r}")
+    assert not problems, "\n".join(problems[:10])
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_nudge_announces_the_numbers_it_shows_at_the_readers_theta(sessions, lang):
+    """What the explorer says when a precision is chosen at the reader's θ: the precision, θ, ε, the loss,
+    the exact slope and (where the step did not vanish) each estimate and its error, as the readout shows
+    them (the readout is culpa's: the test above), and no other number."""
+    problems = []
+    for k, (typed, theta, kind, shown, *_rest) in enumerate(sessions[lang]["nudge"]["runs"]):
+        data = nudge.export(theta, kind)
+        for precision in nudge.PRECISIONS:
+            knob = data["knobs" if precision == "float64" else f"knobs_{precision}"][0]
+            cells = shown[precision]["cells"]
+            numbers = [precision, knob["theta"][lang], data["epsilons"][data["default_eps"]][lang],
+                       cells["loss"], cells["exact"]]
+            if knob["cells"][data["default_eps"]]["secant"] is not None:
+                numbers += [cells[key] for key in ("forward", "central", "error_forward", "error_central")]
+            problems += said_problems(f"nudge, {lang}, case {k} (θ = {typed}, {kind}), {precision}",
+                                      shown[precision]["said"], numbers)
     assert not problems, "\n".join(problems[:10])
 
 

@@ -10,13 +10,21 @@ with CPython culpa by another path (backward(retain_graph=True) and culpa.graph.
 comma; the node used three times says so, with its sum. Choosing a node (the up and down arrows, then a
 click) highlights the line of the block that made it. The block's own backward() released the graph: the
 page says it drew from its record. Another tensor of the block can be picked by name.
+
+Then the other kinds of block, on a phone (390 × 844) with reduced motion asked for: a chapter block run as
+the page wrote it (page 03's first, pt) and a lab cell (the build-check-train lab's first, en, with this
+test's code typed in: a notebook's cell is laid out otherwise): the graph is culpa's (its ops in CPython's
+order), a node chosen highlights its line inside that block, nothing scrolls sideways, Play is not offered,
+and axe finds nothing serious in the graph, light or dark.
 """
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
-from visiting import find_chromium, in_ci, wait_until
+from visiting import ADOPT_CSS, axe_source, find_chromium, in_ci, wait_until
 
 import culpa
 from sitebuild import strings
@@ -70,6 +78,32 @@ def step_text(tab) -> dict:
               say: box.querySelector('.cg-say').textContent}; }""")
 
 
+def type_and_run(tab, code: str | None) -> None:
+    """Block 0 of the page open in `tab`, with `code` typed over it (if given), run from its Run button."""
+    # the block's editable code (a chapter's <code>, not an annotation's; a notebook cell's <pre>)
+    block = tab.locator('[data-run-block="0"] code[role="textbox"], [data-run-block="0"] pre[role="textbox"]')
+    block.first.scroll_into_view_if_needed()  # a block becomes editable once drawn (assets/run/run.js)
+    if code is not None:
+        wait_until(tab, "() => document.querySelector('[data-run-block=\"0\"] [role=\"textbox\"]')"
+                        ".isContentEditable")
+        block.first.click()
+        tab.keyboard.press("ControlOrMeta+a")
+        tab.keyboard.press("Delete")
+        tab.keyboard.insert_text(code)
+    press(tab, '[data-run-bar="0"] [data-run="run"]',
+          "() => ['ok', 'error'].includes(document.querySelector('[data-run-output=\"0\"]').dataset.state)")
+
+
+def press(tab, selector: str, until: str) -> None:
+    """Enter pressed on `selector`'s element, then a wait until `until` (Python may be loading)."""
+    tab.locator(selector).focus()
+    tab.keyboard.press("Enter")
+    wait_until(tab, until, timeout=LOAD_MS)
+
+
+GRAPH_DONE = "() => ['ready', 'failed'].includes(document.querySelector('.run-graph').dataset.graphState)"
+
+
 @pytest.mark.parametrize("lang", ["pt", "en"])
 def test_the_graph_of_the_readers_own_code_is_culpas(browser, served_site, lang):
     words = strings.of(lang)["graph"]
@@ -83,25 +117,12 @@ def test_the_graph_of_the_readers_own_code_is_culpas(browser, served_site, lang)
     seen: dict = {}
     try:
         tab.goto(served_site.base + PAGES[lang], wait_until="load")
-        code = tab.locator('[data-run-block="0"] code[role="textbox"]')  # not an annotation's <code>
-        code.scroll_into_view_if_needed()  # a block becomes editable once drawn (assets/run/run.js)
-        wait_until(tab, "() => document.querySelector('[data-run-block=\"0\"] code').isContentEditable")
-        code.click()
-        tab.keyboard.press("ControlOrMeta+a")
-        tab.keyboard.press("Delete")
-        tab.keyboard.insert_text(CODE)
-        tab.locator('[data-run-bar="0"] [data-run="run"]').focus()
-        tab.keyboard.press("Enter")
-        wait_until(tab, "() => ['ok', 'error'].includes(document.querySelector("
-                        "'[data-run-output=\"0\"]').dataset.state)", timeout=LOAD_MS)
+        type_and_run(tab, CODE)
         seen["output"] = tab.locator('[data-run-output="0"]').text_content()
         seen["before"] = [u for u in requested if "graph" in u or "code_graph" in u]
         show = tab.locator(".run-graph > .run-button")
         seen["show"] = (show.text_content(), show.get_attribute("aria-label"))
-        show.focus()
-        tab.keyboard.press("Enter")
-        wait_until(tab, "() => ['ready', 'failed'].includes(document.querySelector('.run-graph')"
-                        ".dataset.graphState)", timeout=LOAD_MS)
+        press(tab, ".run-graph > .run-button", GRAPH_DONE)
         box = tab.locator(".run-graph")
         seen["state"] = box.get_attribute("data-graph-state")
         seen["status"] = box.locator(".cg-status").text_content()
@@ -187,3 +208,73 @@ def test_the_graph_of_the_readers_own_code_is_culpas(browser, served_site, lang)
     assert seen["focus_after_pick"] == "SELECT"  # redrawn, and the focus still on the picker
     assert foreign == [], f"requests to other hosts: {foreign}"
 
+
+
+PHONE = {"width": 390, "height": 844}
+OTHER_BLOCKS = {"pt": ("03-worked-example/", None), "en": ("en/labs/build-check-train/", CODE)}
+
+
+def run_and_show(tab, code: str | None) -> None:
+    """Block 0 of the page open in `tab` (with `code` typed over it, if given) run, then its graph shown."""
+    type_and_run(tab, code)
+    press(tab, ".run-graph > .run-button", GRAPH_DONE)
+
+
+@pytest.mark.parametrize("lang", ["pt", "en"])
+def test_an_unedited_block_and_a_lab_cell_graph_on_a_phone_with_reduced_motion(browser, served_site, lang):
+    path, typed = OTHER_BLOCKS[lang]
+    context = browser.new_context(viewport=PHONE, reduced_motion="reduce", is_mobile=True, has_touch=True)
+    tab = context.new_page()
+    seen: dict = {}
+    try:
+        tab.goto(served_site.base + path, wait_until="load")
+        config = json.loads(tab.locator("#run-config").text_content())
+        seen["code"] = typed if typed is not None else config["blocks"][0]["code"]
+        run_and_show(tab, typed)
+        box = tab.locator(".run-graph")
+        seen["state"] = (box.get_attribute("data-graph-state"), box.locator(".cg-status").text_content())
+        seen["subs"] = box.locator(".cg-sub").all_text_contents()
+        seen["labels"] = box.locator(".cg-label").all_text_contents()
+        seen["play"] = tab.evaluate("(name) => [...document.querySelectorAll('.run-graph button')]"
+                                    ".filter((b) => b.getAttribute('aria-label') === name)"
+                                    ".map((b) => b.getClientRects().length > 0)",
+                                    strings.of(lang)["graph"]["play"])
+        seen["widths"] = tab.evaluate("""() => ({page: document.documentElement.scrollWidth,
+          screen: innerWidth, graph: document.querySelector('.run-graph').getBoundingClientRect().right})""")
+        # the last node chosen with a tap: the line that made it, inside this block
+        last = box.locator(".cg-node").last
+        last.scroll_into_view_if_needed()
+        last.tap()
+        seen["highlighted"] = tab.evaluate(HIGHLIGHTED.replace(
+            "'[data-run-block=\"0\"] code'", "'[data-run-block=\"0\"] [role=\"textbox\"]'"))
+        seen["last"] = step_text(tab)
+        tab.evaluate(axe_source())  # as DevTools does: the page's policy refuses an inline script
+        tab.evaluate(ADOPT_CSS, "*, *::before, *::after { transition: none !important; }")
+        seen["axe"] = []
+        for palette in ("default", "slate"):
+            tab.evaluate("(s) => document.body.setAttribute('data-md-color-scheme', s)", palette)
+            tab.wait_for_timeout(50)
+            only = {"runOnly": ["color-contrast"]} if palette == "slate" else {}
+            result = tab.evaluate("([only]) => axe.run(document.querySelector('.run-graph'),"
+                                  " {resultTypes: ['violations'], ...only})", [only])
+            seen["axe"] += [f"{palette}: {v['id']} ({v['impact']}): {v['help']} at "
+                            f"{[n['target'] for n in v['nodes']][:3]}"
+                            for v in result["violations"] if v["impact"] in ("serious", "critical")]
+    finally:
+        context.close()
+    assert seen["state"][0] == "ready", seen["state"]
+    # culpa's graph of the block: its last scalar tensor's nodes, in CPython's order, by op
+    namespace = {"__name__": "__main__"}
+    exec(seen["code"].replace("loss.backward()", "loss.backward(retain_graph=True)"), namespace)
+    root = namespace["loss"]
+    ops = [n["op"] for n in culpa.graph.export(root)["nodes"]]
+    assert [sub.split(" · ")[0] for sub in seen["subs"]] == ops, (seen["subs"], ops)
+    assert seen["labels"][-1] == "loss", seen["labels"]
+    made = next(line for line in seen["code"].splitlines() if line.startswith("loss ="))
+    assert seen["highlighted"] is not None and seen["highlighted"]["inside"], seen["highlighted"]
+    shown_line = seen["highlighted"]["text"].split("#")[0].strip()
+    assert shown_line == made.split("#")[0].strip(), seen["highlighted"]
+    assert seen["play"] == [False], f"Play offered under reduced motion: {seen['play']}"
+    widths = seen["widths"]
+    assert widths["page"] <= widths["screen"] and widths["graph"] <= widths["screen"] + 0.5, widths
+    assert not seen["axe"], "axe-core finds serious or critical violations:\n" + "\n".join(seen["axe"])

@@ -230,7 +230,7 @@ def runs_that_go_wrong(browser, served_site, lang) -> tuple[dict, dict]:
                          "    print('LEFTOVER')\n\ntask = asyncio.ensure_future(later())\nprint('A')\n")
         seen["async"] = run_and_wait(tab, b)
         set_code(tab, b, "import time\nt = time.perf_counter()\nwhile time.perf_counter() - t < 0.5:\n"
-                         "    pass\nprint('B')\n")
+                         "    pass\nprint('B', 'kept' if 'task' in globals() else 'lost')\n")
         seen["after_async"] = run_and_wait(tab, b)
         # Restart Python, offered once nothing runs (the interpreter of the runs above is idle); the next Run
         # starts a fresh interpreter
@@ -240,6 +240,7 @@ def runs_that_go_wrong(browser, served_site, lang) -> tuple[dict, dict]:
         seen["restarted"] = b["output"].text_content()
         seen["focus_after_restart"] = tab.evaluate(ACTIVE)
         seen["restart_hidden"] = b["restart"].is_hidden()
+        set_code(tab, b, "print('B', 'kept' if 'task' in globals() else 'fresh')\n")  # the runs' names gone
         seen["after_restart"] = run_and_wait(tab, b)
         # Stop, with the keyboard: the focus goes back to Run
         set_code(tab, b, "while True:\n    pass\n")
@@ -281,7 +282,7 @@ def test_a_session_of_runs_that_go_wrong_and_the_keyboard(runs, lang):
     assert seen["focus_after_reset"] == "textbox" and seen["reset_disabled"] == "true"
     assert s["restarted"] in seen["restarted"] and seen["focus_after_restart"] == "run"
     assert seen["restart_hidden"]
-    assert "B" in seen["after_restart"] and "Error" not in seen["after_restart"], seen["after_restart"]
+    assert "B fresh" in seen["after_restart"] and "Error" not in seen["after_restart"], seen["after_restart"]
     assert seen["alive"] == 2
 
 

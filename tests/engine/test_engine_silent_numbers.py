@@ -76,6 +76,33 @@ def test_tensor_copies_a_float_array_as_it_copies_ints_and_lists(dtype):
     assert Tensor(w).data is not w.data  # a Tensor of a Tensor copies too
 
 
+class Holder:
+    """An array-like that hands NumPy its own array, as a tensor of another library can."""
+
+    def __init__(self, values):
+        self.values = np.array(values)
+
+    def __array__(self, dtype=None, copy=None):
+        return self.values
+
+
+@pytest.mark.filterwarnings("ignore::PendingDeprecationWarning")  # np.matrix, on its way out of NumPy
+@pytest.mark.parametrize("kind", ["masked array", "matrix", "array view", "array-like"])
+def test_tensor_copies_whatever_shares_the_callers_memory(kind):
+    """Not only a plain float array: a subclass, a view or an object whose __array__ gives its own array all
+    share the caller's memory through np.asarray; the step must not write into any of them."""
+    mine = np.array([[1.0, 2.0], [3.0, 4.0]])
+    data = {"masked array": lambda: np.ma.array(mine), "matrix": lambda: np.asmatrix(mine),
+            "array view": lambda: mine[:, :], "array-like": lambda: Holder(mine)}[kind]()
+    if kind == "array-like":
+        mine = data.values
+    w = Tensor(data, requires_grad=True)
+    assert not np.shares_memory(w.data, mine), kind
+    (w * w).sum().backward()
+    SGD([w], lr=0.5).step()
+    assert mine.tolist() == [[1.0, 2.0], [3.0, 4.0]], f"{kind}: the step wrote into the caller's array"
+
+
 def test_a_parameter_listed_twice_is_refused():
     w = Tensor([1.0], requires_grad=True, name="w")
     with pytest.raises(ValueError, match=r"SGD: tensor 'w' \(a leaf, shape \(1,\)\) is in the parameter list "
