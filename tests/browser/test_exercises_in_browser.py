@@ -43,6 +43,7 @@ PLANTED = {"worked_example": "sign", "through_a_network": "batch-mean"}  # mista
 CHECK_MS = 180_000  # the first check loads Python in the page (a busy machine: tens of seconds)
 PYODIDE = "/assets/vendor/pyodide/"
 CHECKER = "/assets/exercises/check.js"
+PREDICT = "/assets/exercises/predict.js"  # loaded at the first touch of a Predict (both driven pages have one)
 
 
 def typed(values, lang: str, decimals: int) -> str:
@@ -247,7 +248,7 @@ def drive_sessions(browser, served_site):
         tab.wait_for_timeout(300)
         # what the page fetched since it opened
         loaded = tab.evaluate("performance.getEntriesByType('resource').map((e) => e.name)")
-        before = [u for u in loaded + requests if PYODIDE in u or CHECKER in u]
+        before = [u for u in loaded + requests if PYODIDE in u or CHECKER in u or PREDICT in u]
         # an answer field focused loads the check's script, not Python; the first keystroke in it starts
         # Python, before Check is pressed (check_with_keyboard then types the case over it)
         field = tab.locator(".exercise .ex-answer").first

@@ -91,17 +91,28 @@ def test_code_becomes_editable_when_met_and_tab_goes_from_code_to_run(browser, s
 
 
 @pytest.mark.parametrize("path", [PAGES["pt"], "labs/build-check-train/"])
-def test_without_javascript_no_bar_and_no_editable_code(browser, served_site, path):
+def test_without_javascript_no_bar_no_editable_code_and_no_exercise_but_its_solution(browser, served_site,
+                                                                                      path):
     context, tab = kept_tab(browser, served_site.base + path, java_script_enabled=False)
     try:
         shown = tab.locator(".run-bar:visible, .run-output:visible").count()
         bars = tab.locator(".run-bar").count()
         editable = tab.locator("[contenteditable]").count()
+        # a checked exercise cannot check without JavaScript: hidden, and its solution, right after it, kept
+        exercises = tab.evaluate("""() => [...document.querySelectorAll('.exercise')].map((r) => {
+          const next = r.nextElementSibling;
+          return {shown: r.getClientRects().length > 0,
+                  solution: Boolean(next && next.tagName === 'DETAILS'
+                                    && next.getClientRects().length)}; })""")
     finally:
         context.close()
     assert bars > 0, f"{path}: no Run bars in its HTML"
     assert shown == 0, f"{path}: {shown} Run bars or outputs shown without JavaScript"
     assert editable == 0, f"{path}: {editable} editable elements without JavaScript"
+    if path == PAGES["pt"]:
+        assert exercises, f"{path}: no checked exercise in its HTML"
+    assert all(e == {"shown": False, "solution": True} for e in exercises), (
+        f"{path}: without JavaScript, an exercise shown or its solution not right after it: {exercises}")
 
 
 # scroll so that the control's top sits under Material's sticky header (where a reader's scroll can leave
