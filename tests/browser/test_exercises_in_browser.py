@@ -43,7 +43,7 @@ PLANTED = {"worked_example": "sign", "through_a_network": "batch-mean"}  # mista
 CHECK_MS = 180_000  # the first check loads Python in the page (a busy machine: tens of seconds)
 PYODIDE = "/assets/vendor/pyodide/"
 CHECKER = "/assets/exercises/check.js"
-PREDICT = "/assets/exercises/predict.js"  # loaded at the first touch of a Predict (both driven pages have one)
+PREDICT = "/assets/exercises/predict.js"  # loaded at the first touch of a Predict (both pages have one)
 
 
 def typed(values, lang: str, decimals: int) -> str:

@@ -500,6 +500,24 @@ def test_nudge_the_books_numbers_come_back(sessions, lang):
     assert restored["field"] == view["theta"][lang]
 
 
+def test_the_home_pages_preview_takes_the_readers_numbers_too(browser, served_site):
+    """The worked example's preview on the home page (built at the reader's first touch) has the same fields:
+    a reader's logits and class, typed in the page's language, give culpa's numbers at the last step."""
+    lang = "pt"
+    typed, z, observed = next(cases(lang))
+    context, tab = open_fresh(browser, served_site, lang, "")
+    try:
+        root = start(tab, "worked-example")
+        type_numbers(tab, root, typed, observed)
+        run = (typed, z, observed, shown_at_last_step(tab, root), root.locator(".xp-status").text_content(),
+               root.get_attribute("data-numbers"))
+    finally:
+        context.close()
+    problems = last_step_problems("worked-example", lang, [run], we.export, worked_example_expected)
+    assert not problems, "\n".join(problems[:10])
+    assert tab.errors == [], tab.errors[:5]
+
+
 def test_a_missing_explorer_file_is_named_and_the_next_compute_fetches_it_again(browser, served_site):
     """worker.js starts downloading the explorers' files with the first explore, while Python may still load:
     one of them missing (the manifest, 404) is said in the explorer's status, named with the server's answer;
