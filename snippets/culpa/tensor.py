@@ -36,7 +36,7 @@ class Tensor:
     its inputs, its gradient."""
 
     __slots__ = ("_data", "grad", "requires_grad", "name", "op",
-                 "parents", "local_backward", "version", "origin")
+                 "parents", "local_backward", "version", "origin", "source")
     __array_ufunc__ = None  # `ndarray + Tensor` calls Tensor.__radd__
 
     def __init__(self, data, requires_grad=False, name=None):
@@ -53,7 +53,7 @@ class Tensor:
 
     def _set_data(self, array):  # `t.data = a` and `t.data *= 2` land here: graphs that used it are stale
         self._data = array
-        self.version = last_change[0] = next(_stamps)
+        self.version = last_change[0] = getattr(self, "source", self).version = next(_stamps)  # see detach
 
     # reads go through C (attrgetter), not a Python function: ops read them many times per step
     data = property(operator.attrgetter("_data"), _set_data)
@@ -70,8 +70,10 @@ class Tensor:
         self.grad = None
 
     def detach(self):
-        """The same values (the same array) as a new leaf, cut off from the graph."""
-        return constant(self._data)
+        """The same array as a new leaf, cut off from the graph; a change of its data is this one's too."""
+        out = constant(self._data)
+        out.source = getattr(self, "source", self)  # as in torch: one version for both
+        return out
 
     def __repr__(self):
         return messages.tensor_repr(self)

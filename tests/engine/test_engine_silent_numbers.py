@@ -30,6 +30,18 @@ def test_data_rebound_between_forward_and_backward_is_refused():
         loss.backward()
 
 
+def test_data_changed_through_a_detached_tensor_is_refused():
+    """detach() shares the array (as torch's does), so a change through it is a change of the tensor's data:
+    the graph that used it is stale (torch shares the version counter too)."""
+    w = Tensor([2.0, 3.0], requires_grad=True, name="w")
+    x = Tensor([1.0, 1.0], requires_grad=True)
+    loss = (w * x).sum()
+    w.detach().detach().data *= 10  # before: x.grad became [20, 30] silently
+    with pytest.raises(RuntimeError, match=r"data of tensor 'w' .* changed after op 'mul' used it"):
+        loss.backward()
+    assert x.grad is None
+
+
 def test_an_optimizer_step_between_forward_and_backward_is_refused():
     model = MLP([2, 3, 2], rng=0)
     optimizer = SGD(model.parameters(), lr=0.1)
