@@ -64,6 +64,7 @@
     var script = document.createElement("script");
     script.src = new URL("drawer.js", here).href;
     script.dataset.navigation = words.navigation || "";
+    script.dataset.back = words.back || "";
     document.head.appendChild(script);
   }
   OVERLAY.addEventListener("change", drawer);  // a window made narrow later

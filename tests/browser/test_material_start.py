@@ -164,3 +164,62 @@ def test_on_a_phone_the_keyboard_opens_the_drawer_and_tab_skips_it_closed(browse
         assert not errors, errors
     finally:
         context.close()
+
+
+@pytest.mark.parametrize("lang", ["pt", "en"])
+def test_on_a_phone_the_keyboard_reaches_every_section_of_the_drawer_and_stays_in_it(browser, served_site,
+                                                                                     lang):
+    """assets/drawer.js: in the open drawer, a section is a panel over the level above it, and Material's
+    back arrow and section titles are labels no key reaches; the links the panel covers, and the page behind
+    the drawer, took Tab. With the keyboard only: every Tab and Shift+Tab stop is in the drawer and on the
+    screen (or, past the last one, in the browser's own controls); Back (named in the page's language)
+    returns to the chapter's section title; the labs' section
+    opens onto a lab's link."""
+    words = strings.of(lang)["a11y"]
+    context, tab = kept_tab(browser, served_site.base + ("" if lang == "pt" else "en/") + PAGE,
+                            viewport=PHONE)
+    try:
+        tab.locator(".md-header .culpa-drawer-button").focus()
+        tab.keyboard.press("Enter")
+        wait_until(tab, "() => document.activeElement.closest('.md-sidebar--primary')", timeout=5000)
+        tab.wait_for_timeout(400)
+        forward = []
+        for _ in range(20):
+            tab.keyboard.press("Tab")
+            forward.append(tab.evaluate(FOCUSED))
+        backward = []
+        for _ in range(20):
+            tab.keyboard.press("Shift+Tab")
+            backward.append(tab.evaluate(FOCUSED))
+            if backward[-1]["name"] == words["back"]:
+                break
+        tab.keyboard.press("Enter")
+        tab.wait_for_timeout(600)
+        after_back = tab.evaluate(FOCUSED)
+        chapter = tab.evaluate("() => document.activeElement.getAttribute('for')")
+        reached, labs = [], None
+        for _ in range(10):
+            tab.keyboard.press("Tab")
+            reached.append(tab.evaluate(FOCUSED))
+            here = tab.evaluate("() => document.activeElement.getAttribute('for') || ''")
+            if here.startswith("__nav_") and here != chapter:
+                labs = here
+                break
+        tab.keyboard.press("Enter")
+        tab.wait_for_timeout(600)
+        in_labs = tab.evaluate(FOCUSED)
+        href = tab.evaluate("() => document.activeElement.getAttribute('href') || ''")
+    finally:
+        tab.keyboard.press("Escape")
+        context.close()
+    # past the drawer's last stop, Tab leaves the page for the browser's own controls (the body, here)
+    astray = [s["what"] for s in forward + backward + reached
+              if not (s["in_drawer"] and s["seen"]) and s["role"] != "BODY"]
+    assert not astray, f"Tab in the open drawer reached what the reader does not see: {astray}"
+    assert backward[-1]["name"] == words["back"] and backward[-1]["role"] == "LABEL", (
+        f"Shift+Tab never reached the panel's Back: {[s['what'] for s in backward]}")
+    assert after_back["in_drawer"] and after_back["seen"] and chapter and chapter.startswith("__nav_"), (
+        f"after Back, the focus is on {after_back}")
+    assert labs, f"Tab from the chapter's title never reached another section: {[s['what'] for s in reached]}"
+    assert in_labs["in_drawer"] and in_labs["seen"] and "labs/" in href, (
+        f"Enter on the labs' section: the focus is on {in_labs} ({href})")
