@@ -178,7 +178,8 @@ FOCUS_SEEN = """(e) => { const s = getComputedStyle(e);
 
 
 def focus_rings(tab):
-    """The answer field and the Predict's field, focused with Tab, in both palettes: their outline."""
+    """The answer field and the Predict's field, focused with Tab, and a hint revealed from the keyboard,
+    in both palettes: their outline."""
     rings = {}
     for selector in (".exercise .ex-answer", ".predict .pr-guess"):
         field = tab.locator(selector).first
@@ -190,6 +191,17 @@ def focus_rings(tab):
             tab.evaluate("(s) => document.body.setAttribute('data-md-color-scheme', s)", palette)
             rings[selector, palette] = field.evaluate(FOCUS_SEEN)
         tab.evaluate("() => document.body.setAttribute('data-md-color-scheme', 'default')")
+    # a hint, revealed from the keyboard, takes the focus: its ring too
+    button = tab.locator(".exercise .ex-hint").first
+    button.scroll_into_view_if_needed()
+    button.focus()
+    tab.keyboard.press("Enter")
+    wait_until(tab, "() => document.activeElement.matches('.ex-hints > li')", timeout=10_000)
+    hint = tab.locator(".exercise .ex-hints > li:not([hidden])").first
+    for palette in ("default", "slate"):
+        tab.evaluate("(s) => document.body.setAttribute('data-md-color-scheme', s)", palette)
+        rings[".ex-hints > li", palette] = hint.evaluate(FOCUS_SEEN)
+    tab.evaluate("() => document.body.setAttribute('data-md-color-scheme', 'default')")
     return rings
 
 
@@ -402,7 +414,7 @@ def test_a_predict_holds_what_gives_its_answer_away_until_shown(sessions, lang):
 @pytest.mark.parametrize("lang", LANGS)
 def test_the_answer_fields_show_where_the_focus_is(sessions, lang):
     rings = sessions[lang]["rings"]
-    assert len(rings) == 4, rings
+    assert len(rings) == 6, rings
     for (selector, palette), ring in rings.items():
         assert ring["active"], (selector, ring)
         drawn = (ring["outline"] != "none" and ring["width"] >= 2) or ring["shadow"] != "none"
