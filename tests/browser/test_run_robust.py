@@ -256,10 +256,23 @@ def runs_that_go_wrong(browser, served_site, lang) -> tuple[dict, dict]:
         tab.keyboard.press("Enter")
         seen["focus_after_reset"] = tab.evaluate(ACTIVE)
         seen["reset_disabled"] = b["reset"].get_attribute("aria-disabled")
+        # Run on block 3 runs blocks 1 and 2 first: only block 3's output is read as it comes (a live
+        # region); the earlier ones print with theirs off, and are live again after
+        tab.evaluate(WATCH_LIVE)
+        run_and_wait(tab, block(tab, 2))
+        seen["live"] = tab.evaluate("() => window.liveWhenWritten")
+        seen["live_after"] = [block(tab, k)["output"].get_attribute("aria-live") for k in range(3)]
         seen["alive"] = tab.evaluate("1 + 1")
     finally:
         context.close()
     return s, seen
+
+
+# for each change of a block's output: the block, and whether its output was a live region then
+WATCH_LIVE = """() => { window.liveWhenWritten = [];
+  document.querySelectorAll('[data-run-output]').forEach((out) => new MutationObserver(() =>
+    window.liveWhenWritten.push([out.dataset.runOutput, out.getAttribute('aria-live')]))
+    .observe(out, {childList: true, subtree: true, characterData: true})); }"""
 
 
 @pytest.mark.parametrize("lang", ["pt", "en"])
@@ -284,6 +297,9 @@ def test_a_session_of_runs_that_go_wrong_and_the_keyboard(runs, lang):
     assert s["restarted"] in seen["restarted"] and seen["focus_after_restart"] == "run"
     assert seen["restart_hidden"]
     assert "B fresh" in seen["after_restart"] and "Error" not in seen["after_restart"], seen["after_restart"]
+    live = {k: {state for block, state in seen["live"] if block == k} for k in ("0", "1", "2")}
+    assert live == {"0": {"off"}, "1": {"off"}, "2": {"polite"}}, f"live regions while Run wrote: {live}"
+    assert seen["live_after"] == ["polite"] * 3, seen["live_after"]
     assert seen["alive"] == 2
 
 

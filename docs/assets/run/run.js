@@ -203,7 +203,11 @@
     if (!state.worker || state.loading) note(block, S.loading, "run-loading");
     let ok = true;
     for (const before of earlier) {
+      // the reader asked for this block: its output is read as it comes, not the earlier ones' (they are there
+      // to look at), so a screen reader does not read four outputs for one Run
+      before.output.setAttribute("aria-live", "off");
       ok = await execute(before);
+      before.output.setAttribute("aria-live", "polite");
       if (generation !== state.generation) return; // stopped
       if (!ok) {
         if (!state.failed) note(block, fmt(S.earlierFailed, { n: before.index + 1 }));
