@@ -115,6 +115,13 @@ def drive_sessions(browser, served_site):
             runs.append((typed, z, observed, root.evaluate(SHOWN_JS), status, numbers))
         # every step of the last case, by the keyboard: its numbers and what each step announces
         stepped = drive_stepper(tab, root, "worked-example", we.export(z, observed), lang)
+        # Enter in a field that Tab left at the screen's bottom edge: the answer's status comes into view
+        last_field = root.locator(".xp-inputs input").last
+        last_field.evaluate("(f) => scrollBy(0, f.getBoundingClientRect().bottom - innerHeight + 2)")
+        last_field.press("Enter")
+        wait_answer(tab)
+        status_seen = root.locator(".xp-status").evaluate(
+            "(s) => { const r = s.getBoundingClientRect(); return r.top >= 0 && r.bottom <= innerHeight; }")
         # a field culpa cannot read: named, marked, nothing changes
         shown = root.evaluate(SHOWN_JS)
         first = root.locator(".xp-inputs input").first
@@ -131,7 +138,8 @@ def drive_sessions(browser, served_site):
         restored = {"shown": shown_at_last_step(tab, root), "numbers": root.get_attribute("data-numbers"),
                     "fields": [f.input_value() for f in root.locator(".xp-inputs input").all()]}
         found[lang] = {"before": before, "focused": focused, "keystroke_loads": keystroke_loads, "book": book,
-                       "runs": runs, "stepped": stepped, "invalid": invalid, "restored": restored,
+                       "runs": runs, "stepped": stepped, "status_seen": status_seen, "invalid": invalid,
+                       "restored": restored,
                        "requests": list(requests), "errors": list(tab.errors), "site": served_site.base}
         # the blame explorer (page 04) and the nudge explorer (page 08), brought here: the same Python
         bring(tab, url(served_site, lang, "04-through-a-network/"), "blame")
@@ -246,6 +254,11 @@ def test_the_page_shows_what_cpython_culpa_computes_for_the_readers_numbers(sess
     problems = last_step_problems("worked-example", lang, sessions[lang]["runs"], we.export,
                                   worked_example_expected)
     assert not problems, "\n".join(problems[:10])
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_enter_in_a_field_at_the_screens_edge_brings_the_answer_into_view(sessions, lang):
+    assert sessions[lang]["status_seen"], "Enter in a field at the screen's edge: the status stays off screen"
 
 
 @pytest.mark.parametrize("lang", LANGS)

@@ -407,6 +407,8 @@
           var drawing = performance.now();
           show(answer.data, true);
           said(t.computed || "");
+          /* a field at the screen's bottom edge (where Tab leaves it): what Enter did is shown, not only said */
+          if (status.getBoundingClientRect().bottom > innerHeight) status.scrollIntoView({ block: "nearest" });
           /* what it cost, for tests/bench/reader_numbers_benchmark.py (and a reader's devtools) */
           if (performance.measure) {
             performance.measure("reader's numbers: " + name, { start: begun, end: performance.now() });
