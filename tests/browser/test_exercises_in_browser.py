@@ -87,18 +87,27 @@ def check_with_keyboard(tab, root, text):
             "focused": focused, "invalid": field.get_attribute("aria-invalid")}
 
 
+# on the screen, to the pixel the browser rounds a scroll to
+ON_SCREEN = ("(e) => { const r = e.getBoundingClientRect();"
+             " return r.top >= -1 && r.bottom <= innerHeight + 1; }")
+
+
 def hints(tab, root):
     """Press Hint from the keyboard until it says there are none left: what is shown after each press."""
     seen = []
     button = root.locator(".ex-hint")
     for _ in range(root.locator(".ex-hints > li").count()):
         button.focus()
+        # the button at the screen's bottom edge (where Tab leaves it): the hint it reveals pushes it down
+        button.evaluate("(b) => scrollBy(0, b.getBoundingClientRect().bottom - innerHeight + 2)")
         tab.keyboard.press("Enter")
         tab.wait_for_timeout(50)
         shown = root.evaluate("(r) => [...r.querySelectorAll('.ex-hints > li')].map((i) => !i.hidden)")
         seen.append({"shown": shown,
                      "focus_on_hint": tab.evaluate("document.activeElement.tagName") == "LI",
-                     "button": button.text_content(), "disabled": button.get_attribute("aria-disabled")})
+                     "button": button.text_content(), "disabled": button.get_attribute("aria-disabled"),
+                     "on_screen": tab.evaluate(ON_SCREEN, button.element_handle())
+                     and tab.evaluate(ON_SCREEN, tab.evaluate_handle("document.activeElement"))})
     return seen
 
 
@@ -294,8 +303,6 @@ def drive_sessions(browser, served_site):
         markup, predicts, rings = {}, {}, {}
         for other, path in PAGES.items():
             tab.goto(served_site.base + (path if lang == "pt" else f"en/{path}"), wait_until="load")
-            if other == "worked_example":
-                rings = focus_rings(tab)
             predicts[other] = predicts_held_and_shown(tab)
             markup[other] = tab.evaluate(
                 "() => [...document.querySelectorAll('.exercise')].map((r) => ({id: r.dataset.exercise,"
@@ -303,6 +310,8 @@ def drive_sessions(browser, served_site):
                 ".getAttribute('aria-labelledby')).textContent.trim(),"
                 " check: r.querySelector('.ex-check').textContent,"
                 " hints: r.querySelectorAll('.ex-hints > li[hidden]').length, visible: r.offsetHeight > 0}))")
+            if other == "worked_example":  # after the markup is read: it reveals a hint
+                rings = focus_rings(tab)
         found[lang] = {"before": before, "focused": focused, "keystroke_loads": keystroke_loads,
                        "checks": checks, "hints": hinted, "phone": phone, "broke": broke,
                        "markup": markup, "predicts": predicts, "rings": rings, "swept": swept,
@@ -362,6 +371,7 @@ def test_hints_reveal_one_at_a_time(sessions, lang):
         for k, after in enumerate(seen):
             assert after["shown"] == [i <= k for i in range(total)], (exercise_id, k, after)
             assert after["focus_on_hint"], (exercise_id, k)
+            assert after["on_screen"], f"{exercise_id}, hint {k + 1}: the hint or the button is off screen"
             last = k == total - 1
             assert after["button"] == (words["noMoreHints"] if last else words["nextHint"]), after
             assert (after["disabled"] == "true") == last, after
@@ -586,6 +596,7 @@ def test_the_new_pages_hints_reveal_one_at_a_time(more_sessions):
             last = k == len(seen) - 1
             assert after["shown"] == [i <= k for i in range(len(seen))], (lang, exercise_id, k, after)
             assert after["focus_on_hint"], (lang, exercise_id, k)
+            assert after["on_screen"], f"{lang} {exercise_id}, hint {k + 1}: hint or button off screen"
             assert after["button"] == words["noMoreHints" if last else "nextHint"], (lang, exercise_id, after)
 
 

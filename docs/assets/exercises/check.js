@@ -142,6 +142,8 @@
     var left = root.querySelector(".ex-hints > li[hidden]");
     button.textContent = left ? t.nextHint : t.noMoreHints;
     if (!left) button.setAttribute("aria-disabled", "true");
+    /* the hint pushed the button down: both stay on the screen, the next hint a key away */
+    if (button.getBoundingClientRect().bottom > innerHeight) button.scrollIntoView({ block: "nearest" });
   }
 
   /* A reader typing an answer is about to check it: Python starts at the first keystroke in an exercise (focus
