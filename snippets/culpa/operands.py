@@ -21,7 +21,7 @@ def as_float_array(data, copy=False):
     if hasattr(data, "local_backward"):  # a Tensor
         data = data.data
     array = np.asarray(data)
-    if array.dtype.kind == "f":  # only numbers and lists come out of asarray in a new array of their own
+    if array.dtype.kind == "f":  # numbers, lists, tuples: asarray makes a new array
         return array.copy() if copy and not isinstance(data, (*SCALARS, list, tuple)) else array
     if array.dtype.kind in "biu":
         return array.astype(np.float64)

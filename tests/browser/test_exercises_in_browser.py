@@ -25,7 +25,17 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from test_explorers import open_fresh, open_page
-from visiting import DESKTOP, PHONE, SCREENSHOTS, find_chromium, in_ci, requested, wait_until
+from visiting import (
+    DESKTOP,
+    IN_VIEW_JS,
+    PHONE,
+    SCREENSHOTS,
+    TO_BOTTOM_EDGE_JS,
+    find_chromium,
+    in_ci,
+    requested,
+    wait_until,
+)
 
 from sitebuild import exercises, strings
 from support.background import session_fixture
@@ -87,11 +97,6 @@ def check_with_keyboard(tab, root, text):
             "focused": focused, "invalid": field.get_attribute("aria-invalid")}
 
 
-# on the screen, to the pixel the browser rounds a scroll to
-ON_SCREEN = ("(e) => { const r = e.getBoundingClientRect();"
-             " return r.top >= -1 && r.bottom <= innerHeight + 1; }")
-
-
 def hints(tab, root):
     """Press Hint from the keyboard until it says there are none left: what is shown after each press."""
     seen = []
@@ -99,15 +104,15 @@ def hints(tab, root):
     for _ in range(root.locator(".ex-hints > li").count()):
         button.focus()
         # the button at the screen's bottom edge (where Tab leaves it): the hint it reveals pushes it down
-        button.evaluate("(b) => scrollBy(0, b.getBoundingClientRect().bottom - innerHeight + 2)")
+        button.evaluate(TO_BOTTOM_EDGE_JS)
         tab.keyboard.press("Enter")
         tab.wait_for_timeout(50)
         shown = root.evaluate("(r) => [...r.querySelectorAll('.ex-hints > li')].map((i) => !i.hidden)")
         seen.append({"shown": shown,
                      "focus_on_hint": tab.evaluate("document.activeElement.tagName") == "LI",
                      "button": button.text_content(), "disabled": button.get_attribute("aria-disabled"),
-                     "on_screen": tab.evaluate(ON_SCREEN, button.element_handle())
-                     and tab.evaluate(ON_SCREEN, tab.evaluate_handle("document.activeElement"))})
+                     "on_screen": button.evaluate(IN_VIEW_JS)
+                     and tab.evaluate_handle("document.activeElement").evaluate(IN_VIEW_JS)})
     return seen
 
 

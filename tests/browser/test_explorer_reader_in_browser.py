@@ -36,7 +36,7 @@ from test_explorers import (
     worked_example_expected,
 )
 from test_explorers_data import amount  # the number an explorer shows, read back from its text
-from visiting import find_chromium, in_ci, requested, wait_until
+from visiting import TO_BOTTOM_EDGE_JS, find_chromium, in_ci, requested, wait_until
 
 from sitebuild import strings
 from sitebuild.explorers import blame, nudge
@@ -117,7 +117,7 @@ def drive_sessions(browser, served_site):
         stepped = drive_stepper(tab, root, "worked-example", we.export(z, observed), lang)
         # Enter in a field that Tab left at the screen's bottom edge: the answer's status comes into view
         last_field = root.locator(".xp-inputs input").last
-        last_field.evaluate("(f) => scrollBy(0, f.getBoundingClientRect().bottom - innerHeight + 2)")
+        last_field.evaluate(TO_BOTTOM_EDGE_JS)
         last_field.press("Enter")
         wait_answer(tab)
         status_seen = root.locator(".xp-status").evaluate(

@@ -173,8 +173,7 @@ def test_on_a_phone_the_keyboard_reaches_every_section_of_the_drawer_and_stays_i
     back arrow and section titles are labels no key reaches; the links the panel covers, and the page behind
     the drawer, took Tab. With the keyboard only: every Tab and Shift+Tab stop is in the drawer and on the
     screen (or, past the last one, in the browser's own controls); Back (named in the page's language)
-    returns to the chapter's section title; the labs' section
-    opens onto a lab's link."""
+    returns to the chapter's section title; the labs' section opens onto a lab's link."""
     words = strings.of(lang)["a11y"]
     context, tab = kept_tab(browser, served_site.base + ("" if lang == "pt" else "en/") + PAGE,
                             viewport=PHONE)

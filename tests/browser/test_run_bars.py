@@ -129,8 +129,8 @@ FOCUS_FROM_UNDER_THE_HEADER = """(selector) => {
 }"""
 CONTROLS = {"a block's Run": '[data-run="run"]', "a block's code (its caret)": "[data-run-block] code",
             "an exercise's answer": ".ex-answer"}
-# where a heading reached by its anchor lands: Material's place for it, 3.4rem from the top (its
-# scroll-margin of 3.6rem less 0.2rem for h2), 0.6rem = 12 px below the header's 48 px: 52 to 76 px
+# where a heading reached by its anchor lands: Material's place for it, 3.4rem = 68 px from the top (its
+# scroll-margin of 3.6rem less 0.2rem for h2), 20 px below the header's 48 px; 52 to 76 px accepted
 ANCHORED = """() => { const h = document.querySelectorAll('.md-typeset h2[id]')[1];
   location.hash = h.id; return h.getBoundingClientRect().top; }"""
 

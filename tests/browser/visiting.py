@@ -83,6 +83,13 @@ def wait_until(page, predicate: str, arg=None, timeout: float | None = None):
     return page.wait_for_function(predicate, arg=arg, timeout=timeout, polling=POLL_MS)
 
 
+# An element's box within the screen, to the pixel the browser rounds a scroll to (an element the argument)
+IN_VIEW_JS = ("(e) => { const r = e.getBoundingClientRect();"
+              " return r.top >= -1 && r.bottom <= innerHeight + 1; }")
+# A scroll that leaves the element (the argument) at the screen's bottom edge, where Tab leaves what it meets
+TO_BOTTOM_EDGE_JS = "(e) => scrollBy(0, e.getBoundingClientRect().bottom - innerHeight + 2)"
+
+
 def requested(page, requests, part: str, seconds: float) -> bool:
     """Whether a URL containing `part` is among `requests` (the page's, as its "request" handler collects
     them) within `seconds`."""
