@@ -4,19 +4,19 @@ The site is built for and served under its project path (conftest.py); Chromium 
 127.0.0.1 (--host-resolver-rules), and every request the page or its worker makes is recorded, so a
 request to anything else fails the test even before the network would refuse it.
 
-One browser context per language. For each page (the home page, the chapters), in page order: load it,
-check that nothing of Pyodide was fetched, press Run on each runnable block in turn and read what it
-printed (its `<output>`: the stdout the worker streamed) next to the output the page shows under it,
-compared exactly as tests/test_pages.py compares it in CPython. An English page whose Run bars offer
-exactly the code of its Portuguese page (the same blocks, line for line, the same ones not runnable) is
-loaded and read but its blocks are not pressed again: the same code, the same wheel and the same worker
-print the same, so what the Portuguese page printed is compared with what the English page shows. Page
-03 runs in both languages, so each language's Run bar is pressed. Then, on page 03: edit the logits and
-run (the result must be what CPython prints for the edited code), Reset, `while True: pass` stopped by Stop
-within a second and a Run after it, a million-line print cut. Then the labs (pt; their code cells are the
-same in en, tests/test_labs.py): every cell that the page does not mark as not runnable runs without error.
-The blocks that cannot run in the browser are printed with their reasons.
-"""
+One browser profile for the session (on disk, so that Chromium keeps what it compiled of Pyodide from one
+page's start to the next's: run_everything), one language after the other. For each page (the home page, the
+chapters), in page order: load it, check that nothing of Pyodide was fetched, press Run on each runnable
+block in turn and read what it printed (its `<output>`: the stdout the worker streamed) next to the output
+the page shows under it, compared exactly as tests/test_pages.py compares it in CPython. An English page
+whose Run bars offer exactly the code of its Portuguese page (the same blocks, line for line, the same ones
+not runnable) is loaded and read but its blocks are not pressed again: the same code, the same wheel and the
+same worker print the same, so what the Portuguese page printed is compared with what the English page
+shows. Page 03 runs in both languages, so each language's Run bar is pressed. Then, on page 03: edit the
+logits and run (the result must be what CPython prints for the edited code), Reset, `while True: pass`
+stopped by Stop within a second and a Run after it, a million-line print cut. Then the labs (pt; their code
+cells are the same in en, tests/test_labs.py): every cell that the page does not mark as not runnable runs
+without error. The blocks that cannot run in the browser are printed with their reasons."""
 
 from __future__ import annotations
 
@@ -180,39 +180,65 @@ async def run_pages(context, site: ServedSite, pages: list[SitePage], requests: 
 
 
 async def run_everything(chromium: str, site: ServedSite) -> Session:
-    """One language after the other (a context each, of one Chromium), each language's pages in page
-    order, then the labs (pt)."""
+    """One language after the other, each language's pages in page order, then the labs (pt), in one
+    browser profile of the session's own (a temporary folder).
+
+    A profile on disk, not a fresh context per language: Chromium keeps the code it compiled from
+    `pyodide.asm.wasm` in a profile's code cache, which an off-the-record context (playwright's
+    `new_context`) never has, so each page's Python after the first two started from it: 3.0-3.3 s of
+    processor time per start against 5.1-5.7 s (tests/bench/README.md, "The test suite"). The pages
+    still start a Python of their own each; what one language's pages stored is cleared before the
+    other's."""
+    import tempfile
+
     from playwright.async_api import async_playwright
 
     session = Session()
-    async with async_playwright() as p:
-        browser = await p.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS + ISOLATED)
+    with tempfile.TemporaryDirectory(prefix="run-in-page-profile-") as profile:
+        async with async_playwright() as p:
+            context = await p.chromium.launch_persistent_context(
+                profile, executable_path=chromium, args=CHROMIUM_ARGS + ISOLATED)
 
-        async def one_language(lang: str) -> None:
-            context = await browser.new_context()
-            requests: list[str] = []
+            async def one_language(lang: str) -> None:
+                requests: list[str] = []
 
-            # recorded, not routed: a route turns the browser's cache off (playwright's rule), and each
-            # page then fetched and compiled Pyodide afresh (tests/bench/README.md, "The test suite");
-            # the host resolver (ISOLATED) refuses any host but 127.0.0.1
-            def record(request) -> None:
-                requests.append(request.url)
-                session.requests.append(request.url)
+                # recorded, not routed: a route turns the browser's cache off (playwright's rule), and each
+                # page then fetched and compiled Pyodide afresh (tests/bench/README.md, "The test suite");
+                # the host resolver (ISOLATED) refuses any host but 127.0.0.1
+                def record(request) -> None:
+                    requests.append(request.url)
+                    session.requests.append(request.url)
 
-            context.on("request", record)
-            await run_pages(context, site, chapter_pages(lang), requests, session.pages, session.checks)
-            if lang == LAB_LANG:
-                labs = sorted(site_labs(lang), key=lambda p: p.path)
-                await run_pages(context, site, labs, requests, session.labs)
+                context.on("request", record)
+                try:
+                    await run_pages(context, site, chapter_pages(lang), requests, session.pages,
+                                    session.checks)
+                    if lang == LAB_LANG:
+                        labs = sorted(site_labs(lang), key=lambda p: p.path)
+                        await run_pages(context, site, labs, requests, session.labs)
+                finally:
+                    context.remove_listener("request", record)
+                    await forget_storage(context, site)
+
+            # one language after the other: one Python in the browser at a time, beside the tests that run
+            # meanwhile (two at once on a 2-core machine, under the page visits, left a block of page 07 or
+            # 09 waiting past its 180 s)
+            for lang in ONLY_LANGS:
+                await one_language(lang)
             await context.close()
-
-        # one language after the other: one Python in the browser at a time, beside the tests that run
-        # meanwhile (two at once on a 2-core machine, under the page visits, left a block of page 07 or
-        # 09 waiting past its 180 s)
-        for lang in ONLY_LANGS:
-            await one_language(lang)
-        await browser.close()
     return session
+
+
+async def forget_storage(context, site: ServedSite) -> None:
+    """The site's local storage (kept edits, the explorers' steps) cleared, as a context of its own would
+    start: the next language's pages meet nothing the last one stored."""
+    tab = await context.new_page()
+    try:
+        cdp = await context.new_cdp_session(tab)
+        await cdp.send("Storage.clearDataForOrigin", {"origin": site.origin, "storageTypes": "local_storage"})
+        await cdp.detach()
+    finally:
+        await tab.close()
 
 
 def site_labs(lang: str) -> list[SitePage]:
