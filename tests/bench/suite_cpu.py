@@ -10,6 +10,10 @@ cores. A module whose cores sit idle waits (timeouts, a browser's timer); one th
 and only less work makes it shorter. Work that a module starts in a thread of its own (tests/conftest.py's
 start_early) is charged to whatever runs beside it: to see it apart, run that module alone. Run it on a quiet
 machine; the total line is the suite's whole run.
+
+A timeline follows: when each module's first test started, and when the sessions that run in threads of
+their own (the early ones, support.site.EARLY_WORK, and the background ones, support.background.STARTED)
+ended, each with the seconds since the run began and the machine's busy seconds by then.
 """
 
 from __future__ import annotations
@@ -38,12 +42,32 @@ class SuiteCpu:
         self.cpu: dict[str, float] = defaultdict(float)
         self.count: dict[str, int] = defaultdict(int)
         self.start = (time.perf_counter(), busy_seconds())
+        self.timeline: list[tuple[float, float, str]] = []
+        self.last_module = ""
+
+    def mark(self, what: str) -> None:
+        self.timeline.append((time.perf_counter() - self.start[0], busy_seconds() - self.start[1], what))
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_finish(self, session):
+        """After tests/conftest.py started the sessions that run in threads: note when each one ends."""
+        try:
+            from support import background, site
+        except ImportError:  # a run outside this project's tests
+            return
+        for k, future in enumerate(site.EARLY_WORK):
+            future.add_done_callback(lambda _, k=k: self.mark(f"early session {k + 1} ended"))
+        for (module, work), future in background.STARTED.items():
+            future.add_done_callback(lambda _, m=module, w=work: self.mark(f"background {m}.{w} ended"))
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_protocol(self, item, nextitem):
+        module = item.nodeid.split("::", 1)[0]
+        if module != self.last_module:
+            self.last_module = module
+            self.mark(module)
         wall, cpu = time.perf_counter(), busy_seconds()
         yield
-        module = item.nodeid.split("::", 1)[0]
         self.wall[module] += time.perf_counter() - wall
         self.cpu[module] += busy_seconds() - cpu
         self.count[module] += 1
@@ -58,6 +82,10 @@ class SuiteCpu:
             write(f"{w:8.1f} {c:8.1f} {c / max(w * CORES, 1e-9):5.0%} {self.count[module]:6d}  {module}")
         write(f"{wall:8.1f} {cpu:8.1f} {cpu / max(wall * CORES, 1e-9):5.0%} {sum(self.count.values()):6d}"
               "  the whole run")
+        terminalreporter.section("timeline (s since the start; busy: the processor seconds spent by then)")
+        write(f"{'s':>8} {'busy':>8}  what began or ended")
+        for at, busy, what in sorted(self.timeline):
+            write(f"{at:8.1f} {busy:8.1f}  {what}")
 
 
 if __name__ == "__main__":
