@@ -22,6 +22,7 @@ import asyncio
 import base64
 import difflib
 import json
+import os
 import re
 import shutil
 from html import unescape
@@ -424,6 +425,42 @@ def test_a_second_build_executes_no_lab(rebuilds):
     assert rebuilds.again.executed_mtimes == rebuilds.before.executed_mtimes, (
         "a second build with nothing changed rewrote executed notebooks")
     assert (page_dir(rebuilds.again.site, LAB_IDS[0]) / "index.html").is_file()
+
+
+KERNEL_TRANSPORT_LAB = """---
+kernelspec:
+  display_name: Python 3
+  language: python
+  name: python3
+---
+
+# The kernel's transport
+
+```{code-cell} ipython3
+from ipykernel.kernelapp import IPKernelApp
+print(IPKernelApp.instance().transport)
+```
+"""
+
+
+@pytest.mark.skipif(os.name == "nt", reason="Windows has no Unix sockets: its kernels keep TCP")
+def test_a_labs_kernel_talks_to_the_build_over_unix_sockets(tmp_path):
+    """notebooks.kernel_sockets: over TCP a port picked for the kernel can be taken before it binds it."""
+    source = tmp_path / "docs" / "en" / "labs" / "transport.md"
+    source.parent.mkdir(parents=True)
+    source.write_text(KERNEL_TRANSPORT_LAB, encoding="utf-8")
+    lab = notebooks.Lab(source=source, lang="en", name="transport", cache=tmp_path / "cache")
+    executed = asyncio.run(notebooks.execute(lab))
+    printed = "".join(o.get("text", "") for c in executed.cells if c.cell_type == "code" for o in c.outputs)
+    assert printed.strip() == "ipc", f"the lab's kernel said its transport is {printed.strip()!r}, not ipc"
+
+
+@pytest.mark.skipif(os.name == "nt", reason="Windows has no Unix sockets: its kernels keep TCP")
+@pytest.mark.slow
+def test_a_downloaded_notebooks_kernel_runs_over_unix_sockets(downloads_run):
+    """The reader's runner (support/reader_venv.py) starts its kernels as the build does."""
+    transports = {run["ran"]: run.get("transport") for run in downloads_run.values()}
+    assert set(transports.values()) == {"ipc"}, f"the downloads' kernels ran over {transports}"
 
 
 def test_cache_key_follows_everything_that_changes_outputs(tmp_path, monkeypatch):

@@ -48,14 +48,21 @@ def culpa_location(python: Path, work: Path) -> str:
 # Run by the reader's Python: the notebook top to bottom in the current folder; what failed (the cell and
 # the error, without terminal colours) and the first code cell's source go to the JSON file named.
 NOTEBOOK_RUNNER = r"""
-import json, re, sys
+import json, os, re, sys, tempfile
 import nbformat
 from nbclient import NotebookClient
+from traitlets.config import Config
 nb = nbformat.read(sys.argv[1], as_version=4)
-current = {}
-client = NotebookClient(nb, kernel_name="python3", timeout=600, allow_errors=False,
+current, seen = {}, {}
+config = Config()
+if os.name != "nt":  # Unix sockets, as the build's kernels (sitebuild.steps.notebooks.kernel_sockets: why)
+    config.KernelManager.transport = "ipc"
+    sockets = tempfile.TemporaryDirectory(prefix="reader-kernel-")  # removed when this runner exits
+    config.KernelManager.ip = os.path.join(sockets.name, "kernel")
+client = NotebookClient(nb, config=config, kernel_name="python3", timeout=600, allow_errors=False,
                         resources={"metadata": {"path": "."}},
-                        on_cell_start=lambda cell, cell_index: current.update(index=cell_index))
+                        on_cell_start=lambda cell, cell_index: current.update(index=cell_index),
+                        on_notebook_start=lambda notebook: seen.update(transport=client.km.transport))
 failure = None
 try:
     client.execute()
@@ -63,7 +70,8 @@ except Exception as error:
     details = re.sub(r"\x1b\[[0-9;]*[A-Za-z]", "", str(error))
     failure = f"cell {current.get('index')}: {type(error).__name__}: {details}"
 first = next(c.source for c in nb.cells if c.cell_type == "code")
-json.dump({"failure": failure, "first_code_cell": first}, open(sys.argv[2], "w", encoding="utf-8"))
+json.dump({"failure": failure, "first_code_cell": first, "transport": seen.get("transport")},
+          open(sys.argv[2], "w", encoding="utf-8"))
 """
 
 
@@ -83,4 +91,7 @@ def read_verdict(result: Path, proc_stderr: str) -> dict:
     if not result.is_file():
         return {"failure": f"the notebook runner stopped before writing its verdict:\n{proc_stderr[-3000:]}",
                 "first_code_cell": ""}
-    return json.loads(result.read_text(encoding="utf-8"))
+    verdict = json.loads(result.read_text(encoding="utf-8"))
+    if verdict["failure"] and proc_stderr.strip():  # the kernel's stderr is the runner's: why it died, say
+        verdict["failure"] += f"\n--- the runner's and its kernel's stderr ---\n{proc_stderr.strip()[-3000:]}"
+    return verdict
