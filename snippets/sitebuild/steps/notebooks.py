@@ -68,18 +68,6 @@ VERSIONS_OF = ("numpy", "matplotlib", "ipykernel", "nbclient", "nbformat", "jupy
 KERNEL_ENV = project.PINNED_ENV
 KERNEL_ENV_DROP = ("MPLBACKEND", "PYTHONPATH", "PYTHONSTARTUP", "PYTHONHOME")
 
-
-def kernel_sockets(folder: str) -> dict:
-    """How the build talks to a lab's kernel (a KernelManager config): over Unix sockets in `folder`, where
-    the system has them. Over TCP, jupyter_client's default, the kernel manager picks free ports and the
-    kernel binds them a moment later, once Python has started; on a busy machine another process can take
-    one in between (an outgoing connection of the browser tests gets a port from the same range), and the
-    kernel dies "before replying to kernel_info" (jupyter_client#154). A kernel died so in a .ci/run of
-    2adbf17, one of the two notebooks tests/test_labs.py runs at a time; its stderr was not kept then (it is
-    now), so the port is the likely cause, not a seen one. Windows keeps TCP."""
-    if os.name == "nt":
-        return {}
-    return {"KernelManager": {"transport": "ipc", "ip": os.path.join(folder, "kernel")}}
 CODE_CELL_FENCE = re.compile(r"^\s*(`{3,}|~{3,})\s*\{code-cell\}")
 PAGE_LINK_HTML = re.compile(r"""href="(?P<target>[^"#:?]+\.md)(?P<fragment>#[^"]*)?\"""")
 PAGE_LINK_MD = re.compile(r"\]\((?P<target>[^)\s#:?]+\.md)(?P<fragment>#[^)\s]*)?\)")
@@ -174,6 +162,19 @@ def read_lab(source: Path):
     notebook = jupytext.read(source)
     notebook.metadata.pop("jupytext", None)  # the download is a plain notebook, paired with nothing
     return notebook
+
+
+def kernel_sockets(folder: str) -> dict:
+    """How the build talks to a lab's kernel (a KernelManager config): over Unix sockets in `folder`, where
+    the system has them. Over TCP, jupyter_client's default, the kernel manager picks free ports and the
+    kernel binds them a moment later, once Python has started; on a busy machine another process can take
+    one in between (an outgoing connection of the browser tests gets a port from the same range), and the
+    kernel dies "before replying to kernel_info" (jupyter_client#154). A kernel died so in a .ci/run of
+    2adbf17, one of the two notebooks tests/test_labs.py runs at a time; its stderr was not kept then (it is
+    now), so the port is the likely cause, not a seen one. Windows keeps TCP."""
+    if os.name == "nt":
+        return {}
+    return {"KernelManager": {"transport": "ipc", "ip": os.path.join(folder, "kernel")}}
 
 
 async def execute(lab: Lab):
