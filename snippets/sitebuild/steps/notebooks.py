@@ -170,8 +170,9 @@ def kernel_sockets(folder: str) -> dict:
     kernel binds them a moment later, once Python has started; on a busy machine another process can take
     one in between (an outgoing connection of the browser tests gets a port from the same range), and the
     kernel dies "before replying to kernel_info" (jupyter_client#154). A kernel died so in a .ci/run of
-    2adbf17, one of the two notebooks tests/test_labs.py runs at a time; its stderr was not kept then (it is
-    now), so the port is the likely cause, not a seen one. Windows keeps TCP."""
+    2adbf17: a downloaded lab run by tests/test_labs.py's reader runner (tests/support/reader_venv.py, which
+    talks to its kernels the same way), whose stderr that runner did not keep then (it does now); so the port
+    is the likely cause, not a seen one. Windows keeps TCP."""
     if os.name == "nt":
         return {}
     return {"KernelManager": {"transport": "ipc", "ip": os.path.join(folder, "kernel")}}
