@@ -307,7 +307,9 @@ const ready = start().then(
 );
 
 // The stand-in for matplotlib, written into the page's Python as the package `matplotlib` (its files as they
-// are in assets/run/matplotlib/). Its show() hands each figure to display(), which posts it to the page.
+// are in assets/run/matplotlib/), in site-packages as the explorers' files are, so that it imports by name as
+// an installed package does (the real matplotlib is never loaded here). Its show() hands each figure to
+// display(), which posts it to the page.
 const STANDIN_FILES = ["__init__.py", "pyplot.py"];
 async function installStandin(pyodide) {
   const sources = await Promise.all(
@@ -317,9 +319,11 @@ async function installStandin(pyodide) {
       return response.text();
     }),
   );
-  pyodide.FS.mkdirTree("/standin/matplotlib");
-  STANDIN_FILES.forEach((name, k) => pyodide.FS.writeFile(`/standin/matplotlib/${name}`, sources[k]));
-  const pyplot = pyodide.runPython('import sys\nsys.path.insert(0, "/standin")\nimport matplotlib.pyplot\nmatplotlib.pyplot');
+  const folder = pyodide.runPython("import sysconfig\nsysconfig.get_paths()['purelib']") + "/matplotlib";
+  pyodide.FS.mkdirTree(folder);
+  STANDIN_FILES.forEach((name, k) => pyodide.FS.writeFile(`${folder}/${name}`, sources[k]));
+  // written after Python started: the import system's cached listing of site-packages must be read afresh
+  const pyplot = pyodide.runPython("import importlib\nimportlib.invalidate_caches()\nimport matplotlib.pyplot\nmatplotlib.pyplot");
   pyplot.display = (url, texts, phone) => {
     if (current) self.postMessage({ type: "figure", id: current.id, url, texts, phone });
   };
