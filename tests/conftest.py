@@ -25,8 +25,9 @@ if os.environ.get("CULPA_REQUIRE_TORCH") == "1":
         ) from missing
 
 # Session fixtures shared by every test folder (built_site: the site built once, strictly; rebuilds: a copy
-# of the project built again after edits, for the tests of the caches and of the figures' determinism).
-pytest_plugins = ["support.site", "support.rebuilds"]
+# of the project built again after edits, for the tests of the caches and of the figures' determinism), and
+# the check that no test wrote into docs/ (it fails the run, naming the files).
+pytest_plugins = ["support.site", "support.rebuilds", "support.docs_untouched"]
 
 
 def pytest_collection_modifyitems(config, items):

@@ -25,10 +25,12 @@ NS = {"s": "http://www.w3.org/2000/svg"}
 
 
 @pytest.fixture
-def plt():
+def plt(monkeypatch):
     # the module `pyplot` found by name in the stand-in's folder, registered under no name the build uses
+    # (no bytecode written: nothing generated goes into docs/)
     spec = importlib.machinery.PathFinder.find_spec("pyplot", [str(RUN / "matplotlib")])
     module = importlib.util.module_from_spec(spec)
+    monkeypatch.setattr(sys, "dont_write_bytecode", True)
     spec.loader.exec_module(module)
     module.LIMIT = strings.of("en")["run"]["plotSubset"]
     return module
@@ -200,8 +202,8 @@ def test_show_hands_each_figure_to_the_page_and_closes_it(plt):
 
 
 def test_the_package_names_what_it_lacks_and_never_shadows_the_build(tmp_path):
-    """As the page imports it (a package `matplotlib` on the path): the package too names an attribute it
-    does not have."""
+    """As the page imports it (a package `matplotlib` found by name, which the page's worker writes into
+    site-packages): the package too names an attribute it does not have."""
     code = (
         "import matplotlib, matplotlib.pyplot as plt\n"
         "assert matplotlib.__version__.endswith('stand-in')\n"
@@ -210,7 +212,7 @@ def test_the_package_names_what_it_lacks_and_never_shadows_the_build(tmp_path):
     )
     out = subprocess.run(
         [sys.executable, "-c", code],
-        env={"PYTHONPATH": str(RUN)},
+        env={"PYTHONPATH": str(RUN), "PYTHONDONTWRITEBYTECODE": "1"},  # nothing generated goes into docs/
         capture_output=True,
         text=True,
         check=True,
