@@ -79,8 +79,8 @@ PHONE_RC = {  # a phone shows the figure at about its natural size: text a littl
 
 @contextlib.contextmanager
 def phone():
-    """Draw for a phone within this block: make.py draws every figure once more this way, as
-    docs/<lang>/figures/<name>.phone.svg, which the pages serve to narrow screens (a <picture> source)."""
+    """Draw for a phone within this block: sitebuild/make_figures.py draws every figure once more this way,
+    served as <lang>/figures/<name>.phone.svg to narrow screens (a <picture> source: steps/figures.py)."""
     global _on_phone
     before, _on_phone = _on_phone, True
     try:
@@ -91,12 +91,12 @@ def phone():
 
 
 def on_phone() -> bool:
-    """True while make.py draws the phone variant: a script with its own layout (no new_figure) asks this."""
+    """True while make_figures.py draws the phone variant: a script with a layout of its own asks this."""
     return _on_phone
 
 
 def fit_to_phone(fig: Figure) -> Figure:
-    """What make.py does to every figure drawn within `phone()`: a long title is wrapped, notes and
+    """What make_figures.py does to every figure drawn within `phone()`: a long title is wrapped, notes and
     axis labels longer than PHONE_LABEL characters are wrapped, notes and
     annotations in a plot get at most 9.5 pt, lines of at most PHONE_NOTE characters and no say
     in the layout, and the legend of a one-panel figure
