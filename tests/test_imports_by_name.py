@@ -15,31 +15,22 @@ import re
 from pathlib import Path
 
 from support.pages import ROOT
+from support.project_files import own_text_files
 
 START = r"(?:\b|(?<=\\n))"  # a word's start, or right after a "\n" written in a string of code (worker.js)
 FORBIDDEN = {
     "loads a file by its path": re.compile(rf"{START}(?:spec_from_file_location|SourceFileLoader)\b"),
     "edits sys.path": re.compile(rf"{START}sys\.path\.(insert|append|extend)\b|{START}sys\.path\s*(\+=|=)"),
 }
-FOLDERS = ("snippets", "tests", "docs", ".ci", ".github")
 # Python is written in more than .py files: the page's worker runs Python it carries as strings (worker.js),
-# the pages and the README show it, the CI scripts call it.
-TEXTS = {".py", ".js", ".html", ".md", ".yml", ".toml", ".cfg", ".txt", ""}
-VENDORED = ("vendor",)
+# the pages and the README show it, the CI scripts call it ("": .ci/run).
+TEXTS = {".py", ".js", ".html", ".md", ".yml", ".toml", ".txt", ""}
 
 
 def project_texts() -> list[Path]:
-    """The project's own text files: the folders above and the top level's files (vendored files aside)."""
-    files = [path for path in ROOT.iterdir() if path.is_file()]
-    for folder in FOLDERS:
-        files += [path for path in (ROOT / folder).rglob("*") if path.is_file()]
-    return sorted(
-        path for path in files
-        if path.suffix in TEXTS
-        and path.resolve() != Path(__file__).resolve()  # this file names what it forbids
-        and not {*VENDORED, "__pycache__"} & set(path.relative_to(ROOT).parts)
-        and not path.parent.name.endswith(".egg-info")
-    )
+    """The project's own text files (support.project_files: tracked, vendored files aside), but this one,
+    which names what it forbids."""
+    return [path for path in own_text_files(TEXTS) if path.resolve() != Path(__file__).resolve()]
 
 
 def offences(text: str) -> list[tuple[int, str, str]]:

@@ -12,9 +12,9 @@ examples or files made on purpose by a test: each is listed below with its reaso
 from __future__ import annotations
 
 import re
-import subprocess
 from pathlib import Path
 
+from support import project_files
 from support.pages import ROOT
 
 NAMED = re.compile(
@@ -42,10 +42,8 @@ NOT_FILES = {  # path -> why it is written and absent
 
 
 def own_text_files() -> list[Path]:
-    listed = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True)
-    return [ROOT / name for name in listed.stdout.split()
-            if Path(name).suffix in TEXTS and "/vendor/" not in f"/{name}"
-            and (ROOT / name).resolve() != Path(__file__).resolve()]
+    here = Path(__file__).resolve()
+    return [path for path in project_files.own_text_files(TEXTS) if path.resolve() != here]
 
 
 def named_but_absent(text: str) -> list[str]:

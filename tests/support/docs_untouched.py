@@ -19,26 +19,17 @@ def files_in(folder: Path) -> set[str]:
     return {path.relative_to(ROOT).as_posix() for path in folder.rglob("*") if path.is_file()}
 
 
-def written(before: set[str], after: set[str]) -> list[str]:
-    return sorted(after - before)
-
-
 def pytest_sessionstart(session):
     _before.update(files_in(DOCS))
 
 
-def pytest_sessionfinish(session, exitstatus):
-    new = written(_before, files_in(DOCS))
-    if new:
-        reporter = session.config.pluginmanager.get_plugin("terminalreporter")
-        message = ("the tests wrote into docs/, which holds only what the pages include (write into a "
-                   "temporary folder, or set sys.dont_write_bytecode when importing from docs/):\n  "
-                   + "\n  ".join(new))
-        if reporter is not None:
-            reporter.write("\n")
-            reporter.write_sep("=", "docs/ written", red=True)
-            reporter.write_line(message, red=True)
-        else:
-            print(message)
-        if session.exitstatus == 0:
-            session.exitstatus = 1
+def pytest_sessionfinish(session):
+    new = sorted(files_in(DOCS) - _before)
+    if not new:
+        return
+    session.config.pluginmanager.get_plugin("terminalreporter").write(
+        "\n\nthe tests wrote into docs/, which holds only what the pages include (write into a temporary "
+        "folder, or set sys.dont_write_bytecode when importing from docs/):\n  " + "\n  ".join(new) + "\n",
+        red=True)
+    if session.exitstatus == 0:
+        session.exitstatus = 1

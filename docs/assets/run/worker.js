@@ -311,6 +311,7 @@ const ready = start().then(
 // an installed package does (the real matplotlib is never loaded here). Its show() hands each figure to
 // display(), which posts it to the page.
 const STANDIN_FILES = ["__init__.py", "pyplot.py"];
+const sitePackages = (pyodide) => pyodide.runPython("import sysconfig\nsysconfig.get_paths()['purelib']");
 async function installStandin(pyodide) {
   const sources = await Promise.all(
     STANDIN_FILES.map(async (name) => {
@@ -319,7 +320,7 @@ async function installStandin(pyodide) {
       return response.text();
     }),
   );
-  const folder = pyodide.runPython("import sysconfig\nsysconfig.get_paths()['purelib']") + "/matplotlib";
+  const folder = `${sitePackages(pyodide)}/matplotlib`;
   pyodide.FS.mkdirTree(folder);
   STANDIN_FILES.forEach((name, k) => pyodide.FS.writeFile(`${folder}/${name}`, sources[k]));
   // written after Python started: the import system's cached listing of site-packages must be read afresh
@@ -359,7 +360,7 @@ function explorerSources() {
 
 async function installExplorers(pyodide) {
   const { manifest, sources } = await explorerSources();
-  const root = pyodide.runPython("import sysconfig\nsysconfig.get_paths()['purelib']");
+  const root = sitePackages(pyodide);
   manifest.files.forEach((path, k) => {
     const file = `${root}/${path}`;
     pyodide.FS.mkdirTree(file.slice(0, file.lastIndexOf("/")));

@@ -67,7 +67,6 @@ VERSIONS_OF = ("numpy", "matplotlib", "ipykernel", "nbclient", "nbformat", "jupy
 # inline backend (never a MPLBACKEND inherited from the tests), nothing importable but what is installed.
 KERNEL_ENV = project.PINNED_ENV
 KERNEL_ENV_DROP = ("MPLBACKEND", "PYTHONPATH", "PYTHONSTARTUP", "PYTHONHOME")
-
 CODE_CELL_FENCE = re.compile(r"^\s*(`{3,}|~{3,})\s*\{code-cell\}")
 PAGE_LINK_HTML = re.compile(r"""href="(?P<target>[^"#:?]+\.md)(?P<fragment>#[^"]*)?\"""")
 PAGE_LINK_MD = re.compile(r"\]\((?P<target>[^)\s#:?]+\.md)(?P<fragment>#[^)\s]*)?\)")
